@@ -1,0 +1,137 @@
+package io.breakwater.deadline;
+
+import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.deadline.DeadlineThreadLocal;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.context.ContextView;
+
+/**
+ * An absolute point in time by which a task must be done, as set by
+ * {@link io.breakwater.Breakwater#withDeadline(Duration)} and carried in the Reactor {@code Context} of everything
+ * upstream of it.
+ *
+ * <p>Any operator or user code can read the deadline in force and the time it leaves:
+ *
+ * <pre>{@code
+ * Mono.deferContextual(ctx -> {
+ *       Duration left = Deadline.from(ctx).map(Deadline::remaining).orElse(Duration.ofSeconds(30));
+ *       return client.call(request, left);
+ *     })
+ *     .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+ * }</pre>
+ *
+ * <p>Time is read from the {@link Scheduler} the deadline was created with (its {@link #scheduler()}), never from
+ * the system clock directly, so deadlines follow virtual time in tests. A deadline is immutable and thread-safe.
+ *
+ * <p>The per-call and idle budgets that other operators use by default are derived from the time remaining:
+ * {@link #perCallBudget()} = min(remaining × perCallFraction, perCallCap) and {@link #idleBudget()} =
+ * min(perCallBudget × idleFraction, idleCap), with the fractions and caps of the {@link DeadlineSpec} that set it
+ * (defaults 0.6, 12 s, 0.3, 3 s).
+ */
+public final class Deadline {
+
+  private final DeadlineSpec spec;
+  private final Scheduler scheduler;
+  private final long startNanos;
+  private final long expiresAtNanos;
+
+  private Deadline(DeadlineSpec spec, Scheduler scheduler, long startNanos) {
+    this.spec = spec;
+    this.scheduler = scheduler;
+    this.startNanos = startNanos;
+    this.expiresAtNanos = saturatedAdd(startNanos, spec.budget().toNanos());
+  }
+
+  /** A deadline that starts now on {@code scheduler}'s clock and expires after {@code spec.budget()}. */
+  public static Deadline start(DeadlineSpec spec, Scheduler scheduler) {
+    return new Deadline(spec, scheduler, scheduler.now(TimeUnit.NANOSECONDS));
+  }
+
+  /** The deadline in force in {@code context}, if any. */
+  public static Optional<Deadline> from(ContextView context) {
+    return Optional.ofNullable(context.getOrDefault(ContextKeys.DEADLINE, null));
+  }
+
+  /**
+   * The deadline in force on this thread, for blocking code that runs outside the operator chain (e.g. on
+   * {@code Schedulers.boundedElastic()}). It is filled by Micrometer context-propagation, so it is present where
+   * Reactor restores thread-locals: with {@code Hooks.enableAutomaticContextPropagation()}, or inside
+   * {@code ContextSnapshot} scopes.
+   */
+  public static Optional<Deadline> current() {
+    return Optional.ofNullable(DeadlineThreadLocal.get());
+  }
+
+  /** The name of the spec that set this deadline. */
+  public String name() {
+    return spec.name();
+  }
+
+  /** The budget this deadline was given when it started. */
+  public Duration budget() {
+    return spec.budget();
+  }
+
+  /** The spec that set this deadline. */
+  public DeadlineSpec spec() {
+    return spec;
+  }
+
+  /** The scheduler whose clock this deadline follows. */
+  public Scheduler scheduler() {
+    return scheduler;
+  }
+
+  /** The time left before the deadline, in nanoseconds; zero or negative once it has passed. */
+  public long remainingNanos() {
+    return expiresAtNanos - scheduler.now(TimeUnit.NANOSECONDS);
+  }
+
+  /** The time left before the deadline; {@link Duration#ZERO} once it has passed, never negative. */
+  public Duration remaining() {
+    return Duration.ofNanos(Math.max(0L, remainingNanos()));
+  }
+
+  /** How much of the budget has been used so far (more than the budget once the deadline has passed). */
+  public Duration elapsed() {
+    return Duration.ofNanos(scheduler.now(TimeUnit.NANOSECONDS) - startNanos);
+  }
+
+  /** Whether the deadline has passed. */
+  public boolean isExpired() {
+    return remainingNanos() <= 0;
+  }
+
+  /** The budget one call may take now: min(remaining × perCallFraction, perCallCap). */
+  public Duration perCallBudget() {
+    return Duration.ofNanos(perCallNanos());
+  }
+
+  /** The time a stream may go without progress now: min(perCallBudget × idleFraction, idleCap). */
+  public Duration idleBudget() {
+    return Duration.ofNanos(Math.min((long) (perCallNanos() * spec.idleFraction()), spec.idleCap().toNanos()));
+  }
+
+  private long perCallNanos() {
+    long remaining = Math.max(0L, remainingNanos());
+    return Math.min((long) (remaining * spec.perCallFraction()), spec.perCallCap().toNanos());
+  }
+
+  /** The error that reports this deadline as exceeded, with the share of the budget used until now. */
+  public DeadlineExceededException exceeded() {
+    return new DeadlineExceededException(spec.name(), spec.budget(), elapsed());
+  }
+
+  @Override
+  public String toString() {
+    return "Deadline{" + spec.name() + ", budget=" + spec.budget() + ", remaining=" + remaining() + "}";
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+  }
+}

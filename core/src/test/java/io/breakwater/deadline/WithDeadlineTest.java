@@ -1,0 +1,220 @@
+package io.breakwater.deadline;
+
+import static io.breakwater.Breakwater.withDeadline;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.testing.TaskCountingScheduler;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+import reactor.test.publisher.PublisherProbe;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+class WithDeadlineTest {
+
+  private static DeadlineSpec named(String name, Duration budget) {
+    return DeadlineSpec.builder(budget).name(name).build();
+  }
+
+  @Test
+  void expiresAtExactlyTheBudget() {
+    StepVerifier.withVirtualTime(() -> Mono.never().transformDeferred(withDeadline(Duration.ofSeconds(10))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofSeconds(10).minusNanos(1))
+        .thenAwait(Duration.ofNanos(1))
+        .expectErrorSatisfies(e -> assertThat(e)
+            .isInstanceOf(DeadlineExceededException.class)
+            .isInstanceOf(TimeoutException.class)
+            .hasMessage("Deadline 'deadline' exceeded: 10s of 10s used"))
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void errorNamesTheBudgetAndHowMuchWasUsed() {
+    StepVerifier.withVirtualTime(() -> Mono.never().transformDeferred(withDeadline(named("plan-trip",
+            Duration.ofMillis(1500)))))
+        .expectSubscription()
+        .thenAwait(Duration.ofMillis(1500))
+        .expectErrorSatisfies(e -> {
+          DeadlineExceededException d = (DeadlineExceededException) e;
+          assertThat(d.source()).isEqualTo("plan-trip");
+          assertThat(d.budget()).isEqualTo(Duration.ofMillis(1500));
+          assertThat(d.used()).isEqualTo(Duration.ofMillis(1500));
+          assertThat(d.getMessage()).isEqualTo("Deadline 'plan-trip' exceeded: 1.5s of 1.5s used");
+          assertThat(d.getStackTrace()).isEmpty();
+        })
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void outerShorterDeadlineWinsOverInnerLongerOne() {
+    StepVerifier.withVirtualTime(() -> Mono.never()
+            .transformDeferred(withDeadline(named("inner", Duration.ofSeconds(10))))
+            .transformDeferred(withDeadline(named("outer", Duration.ofSeconds(3)))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofSeconds(3).minusNanos(1))
+        .thenAwait(Duration.ofNanos(1))
+        .expectErrorSatisfies(e -> assertThat(((DeadlineExceededException) e).source()).isEqualTo("outer"))
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void innerShorterDeadlineWinsOverOuterLongerOne() {
+    StepVerifier.withVirtualTime(() -> Mono.never()
+            .transformDeferred(withDeadline(named("inner", Duration.ofSeconds(3))))
+            .transformDeferred(withDeadline(named("outer", Duration.ofSeconds(10)))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofSeconds(3).minusNanos(1))
+        .thenAwait(Duration.ofNanos(1))
+        .expectErrorSatisfies(e -> assertThat(((DeadlineExceededException) e).source()).isEqualTo("inner"))
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void upstreamSeesOnlyTheTightestDeadline() {
+    Mono<String> seen = Mono.deferContextual(ctx -> Mono.just(Deadline.from(ctx).orElseThrow().name()));
+    StepVerifier.withVirtualTime(() -> seen
+            .transformDeferred(withDeadline(named("inner", Duration.ofSeconds(10))))
+            .transformDeferred(withDeadline(named("outer", Duration.ofSeconds(3)))))
+        .expectNext("outer")
+        .verifyComplete();
+    StepVerifier.withVirtualTime(() -> seen
+            .transformDeferred(withDeadline(named("inner", Duration.ofSeconds(3))))
+            .transformDeferred(withDeadline(named("outer", Duration.ofSeconds(10)))))
+        .expectNext("inner")
+        .verifyComplete();
+  }
+
+  @Test
+  void zeroBudgetFailsAtOnceWithoutSubscribingUpstream() {
+    PublisherProbe<String> call = PublisherProbe.of(Mono.just("called"));
+    StepVerifier.withVirtualTime(() -> call.mono().transformDeferred(withDeadline(Duration.ZERO)))
+        .expectError(DeadlineExceededException.class)
+        .verify(Duration.ofSeconds(5));
+    call.assertWasNotSubscribed();
+  }
+
+  @Test
+  void innerDeadlineUnderAnExpiredOuterDeadlineFailsWithoutSubscribingUpstream() {
+    VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+    Deadline outer = Deadline.start(DeadlineSpec.builder(Duration.ofSeconds(1)).name("task").build(), clock);
+    clock.advanceTimeBy(Duration.ofSeconds(2));
+    PublisherProbe<String> call = PublisherProbe.of(Mono.just("called"));
+
+    StepVerifier.create(call.mono()
+            .transformDeferred(withDeadline(DeadlineSpec.builder(Duration.ofSeconds(30)).scheduler(() -> clock)
+                .build()))
+            .contextWrite(ctx -> ctx.put(io.breakwater.internal.ContextKeys.DEADLINE, outer)))
+        .expectErrorSatisfies(e -> assertThat(e)
+            .hasMessage("Deadline 'task' exceeded: 2s of 1s used"))
+        .verify(Duration.ofSeconds(5));
+    call.assertWasNotSubscribed();
+  }
+
+  @Test
+  void upstreamIsCancelledWhenTheDeadlinePasses() {
+    PublisherProbe<Object> call = PublisherProbe.of(Mono.never());
+    StepVerifier.withVirtualTime(() -> call.mono().transformDeferred(withDeadline(Duration.ofSeconds(1))))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(1))
+        .expectError(DeadlineExceededException.class)
+        .verify(Duration.ofSeconds(5));
+    call.assertWasSubscribed();
+    call.assertWasCancelled();
+  }
+
+  @Test
+  void fluxKeepsTheItemsItEmittedBeforeTheDeadline() {
+    StepVerifier.withVirtualTime(() -> Flux.interval(Duration.ofSeconds(1))
+            .take(10)
+            .transformDeferred(withDeadline(Duration.ofMillis(3500))))
+        .expectSubscription()
+        .thenAwait(Duration.ofMillis(3500))
+        .expectNext(0L, 1L, 2L)
+        .expectError(DeadlineExceededException.class)
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void fluxThatCompletesInTimeCompletesNormally() {
+    StepVerifier.withVirtualTime(() -> Flux.interval(Duration.ofSeconds(1))
+            .take(3)
+            .transformDeferred(withDeadline(Duration.ofSeconds(10))))
+        .thenAwait(Duration.ofSeconds(3))
+        .expectNext(0L, 1L, 2L)
+        .verifyComplete();
+  }
+
+  @Test
+  void monoStaysMono() {
+    Function<Publisher<Integer>, Publisher<Integer>> deadline = withDeadline(Duration.ofSeconds(1));
+    assertThat(deadline.apply(Mono.just(1))).isInstanceOf(Mono.class);
+    assertThat(deadline.apply(Flux.just(1, 2))).isInstanceOf(Flux.class);
+  }
+
+  @Test
+  void eachSubscriptionGetsItsOwnDeadline() {
+    VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+    // transform, not transformDeferred: the operator is applied once, at assembly, and subscribed twice.
+    Mono<Duration> remaining = Mono.deferContextual(ctx -> Mono.just(Deadline.from(ctx).orElseThrow().remaining()))
+        .transform(withDeadline(DeadlineSpec.builder(Duration.ofSeconds(10)).scheduler(() -> clock).build()));
+
+    assertThat(remaining.block()).isEqualTo(Duration.ofSeconds(10));
+    clock.advanceTimeBy(Duration.ofSeconds(5));
+    assertThat(remaining.block()).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void synchronousSourceArmsNoTimer() {
+    TaskCountingScheduler clock = new TaskCountingScheduler(VirtualTimeScheduler.create());
+    DeadlineSpec spec = DeadlineSpec.builder(Duration.ofSeconds(10)).scheduler(() -> clock).build();
+
+    StepVerifier.create(Mono.just(42).transformDeferred(withDeadline(spec))).expectNext(42).verifyComplete();
+
+    assertThat(clock.scheduledTasks()).isZero();
+  }
+
+  @Test
+  void completionAndCancellationLeaveNoTimerBehind() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    DeadlineSpec spec = DeadlineSpec.builder(Duration.ofSeconds(10)).scheduler(() -> clock).build();
+
+    StepVerifier.create(Mono.delay(Duration.ofSeconds(1), virtual).transformDeferred(withDeadline(spec)))
+        .then(() -> virtual.advanceTimeBy(Duration.ofSeconds(1)))
+        .expectNext(0L)
+        .verifyComplete();
+    assertThat(clock.scheduledTasks()).isEqualTo(1);
+    assertThat(clock.pendingTasks()).isZero();
+
+    Disposable call = Mono.never().transformDeferred(withDeadline(spec)).subscribe();
+    assertThat(clock.pendingTasks()).isEqualTo(1);
+    call.dispose();
+
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void callsThatFinishInTimeAreUntouched() {
+    StepVerifier.withVirtualTime(() -> Mono.delay(Duration.ofSeconds(9))
+            .transformDeferred(withDeadline(Duration.ofSeconds(10))))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(9))
+        .expectNext(0L)
+        .verifyComplete();
+  }
+
+  @Test
+  void upstreamErrorsPassThrough() {
+    StepVerifier.withVirtualTime(() -> Mono.error(new IllegalStateException("boom"))
+            .transformDeferred(withDeadline(Duration.ofSeconds(10))))
+        .expectErrorMessage("boom")
+        .verify(Duration.ofSeconds(5));
+  }
+}
