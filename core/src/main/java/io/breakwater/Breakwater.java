@@ -1,12 +1,19 @@
 package io.breakwater;
 
+import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.internal.deadline.DeadlineOperator;
+import io.breakwater.idempotency.SideEffect;
+import io.breakwater.internal.ContextKeys;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
  * The one entry point to Breakwater's operators. Each is a plain function for {@code transformDeferred} (or
@@ -55,6 +62,43 @@ public final class Breakwater {
    * </ul>
    */
   public static <T> Function<Publisher<T>, Publisher<T>> withDeadline(DeadlineSpec spec) {
-    return new DeadlineOperator<>(spec);
+    return DeadlineOperator.task(spec);
+  }
+
+  /**
+   * Bounds each call (each subscription, so each retry attempt) by the per-call budget of the deadline in force:
+   * min(remaining × 0.6, 12 s) with the default {@link DeadlineSpec}; 12 s when no deadline is in force. The budget
+   * also tightens the deadline that upstream sees, so an HTTP call sends the call's remaining time, not the task's.
+   * A call that outlives it is cancelled with a retryable {@link CallTimeoutException}.
+   *
+   * <p>Put it inside (upstream of) {@code retryWithBudget} so that every attempt gets its own budget.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> perCallTimeout() {
+    return DeadlineOperator.perCall(DeadlineSpec.DEFAULT_PER_CALL_CAP);
+  }
+
+  /**
+   * Bounds each call by min({@code max}, the per-call budget of the deadline in force); {@code max} when no deadline
+   * is in force.
+   *
+   * @see #perCallTimeout()
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> perCallTimeout(Duration max) {
+    if (max.isNegative() || max.isZero()) {
+      throw new IllegalArgumentException("perCallTimeout max is " + max + ": give a positive duration");
+    }
+    return DeadlineOperator.perCall(max);
+  }
+
+  /**
+   * Declares what everything upstream does to the world, in the Reactor Context, so that a {@code retryWithBudget}
+   * upstream refuses to retry a {@link SideEffect#NON_IDEMPOTENT_WRITE} that is not inside {@code idempotentBy}.
+   * Put it outermost, around the retry and the idempotency operators.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> sideEffect(SideEffect sideEffect) {
+    Objects.requireNonNull(sideEffect, "sideEffect");
+    return source -> source instanceof Mono<T> mono
+        ? mono.contextWrite(Context.of(ContextKeys.SIDE_EFFECT, sideEffect))
+        : Flux.from(source).contextWrite(Context.of(ContextKeys.SIDE_EFFECT, sideEffect));
   }
 }

@@ -1,5 +1,7 @@
 package io.breakwater;
 
+import io.breakwater.failure.FailureKind;
+
 /**
  * The common type of every failure that Breakwater itself raises (a deadline that expired, a breaker that is open,
  * a budget that ran out), as opposed to the failures of the calls it guards.
@@ -10,7 +12,7 @@ package io.breakwater;
  *
  * <pre>{@code
  * call.transformDeferred(withDeadline(Duration.ofSeconds(10)))
- *     .onErrorResume(BreakwaterException.class, e -> Mono.just("gave up: " + e.source()));
+ *     .onErrorResume(BreakwaterException.class, e -> Mono.just("gave up: " + e.failureKind() + " in " + e.source()));
  * }</pre>
  *
  * <p>Breakwater's exceptions carry no stack trace: they are raised by timers and admission checks, where the stack
@@ -20,4 +22,7 @@ public interface BreakwaterException {
 
   /** The name of what rejected or ended the call: a deadline, a breaker, a budget. */
   String source();
+
+  /** What kind of failure this is, for retries, breakers, fallbacks and failure feedback. */
+  FailureKind failureKind();
 }

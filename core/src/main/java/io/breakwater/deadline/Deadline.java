@@ -5,6 +5,7 @@ import io.breakwater.internal.deadline.DeadlineThreadLocal;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.context.ContextView;
 
@@ -33,21 +34,37 @@ import reactor.util.context.ContextView;
  */
 public final class Deadline {
 
+  private final String name;
+  private final long budgetNanos;
   private final DeadlineSpec spec;
   private final Scheduler scheduler;
   private final long startNanos;
   private final long expiresAtNanos;
+  private final boolean call;
 
-  private Deadline(DeadlineSpec spec, Scheduler scheduler, long startNanos) {
+  private Deadline(String name, long budgetNanos, DeadlineSpec spec, Scheduler scheduler, boolean call) {
+    this.name = name;
+    this.budgetNanos = budgetNanos;
     this.spec = spec;
     this.scheduler = scheduler;
-    this.startNanos = startNanos;
-    this.expiresAtNanos = saturatedAdd(startNanos, spec.budget().toNanos());
+    this.call = call;
+    this.startNanos = scheduler.now(TimeUnit.NANOSECONDS);
+    this.expiresAtNanos = saturatedAdd(startNanos, budgetNanos);
   }
 
-  /** A deadline that starts now on {@code scheduler}'s clock and expires after {@code spec.budget()}. */
+  /** A task deadline that starts now on {@code scheduler}'s clock and expires after {@code spec.budget()}. */
   public static Deadline start(DeadlineSpec spec, Scheduler scheduler) {
-    return new Deadline(spec, scheduler, scheduler.now(TimeUnit.NANOSECONDS));
+    return new Deadline(spec.name(), spec.budget().toNanos(), spec, scheduler, false);
+  }
+
+  /**
+   * A deadline for one call (one attempt) that starts now and expires after {@code budget}. Its expiry is a
+   * retryable {@link CallTimeoutException}, not a {@link DeadlineExceededException}; per-call and idle budgets
+   * derived from it use {@code derivation}'s fractions and caps, with the call's whole remaining time as the
+   * per-call budget.
+   */
+  public static Deadline startCall(String name, Duration budget, DeadlineSpec derivation, Scheduler scheduler) {
+    return new Deadline(name, budget.toNanos(), derivation, scheduler, true);
   }
 
   /** The deadline in force in {@code context}, if any. */
@@ -65,17 +82,22 @@ public final class Deadline {
     return Optional.ofNullable(DeadlineThreadLocal.get());
   }
 
-  /** The name of the spec that set this deadline. */
+  /** The name of this deadline: its spec's name, or the call's. */
   public String name() {
-    return spec.name();
+    return name;
   }
 
   /** The budget this deadline was given when it started. */
   public Duration budget() {
-    return spec.budget();
+    return Duration.ofNanos(budgetNanos);
   }
 
-  /** The spec that set this deadline. */
+  /** Whether this deadline bounds one call (see {@link #startCall}) rather than a task. */
+  public boolean isCall() {
+    return call;
+  }
+
+  /** The spec whose fractions and caps derive per-call and idle budgets from this deadline. */
   public DeadlineSpec spec() {
     return spec;
   }
@@ -105,7 +127,10 @@ public final class Deadline {
     return remainingNanos() <= 0;
   }
 
-  /** The budget one call may take now: min(remaining × perCallFraction, perCallCap). */
+  /**
+   * The budget one call may take now: min(remaining × perCallFraction, perCallCap); for a call's own deadline,
+   * min(remaining, perCallCap).
+   */
   public Duration perCallBudget() {
     return Duration.ofNanos(perCallNanos());
   }
@@ -115,19 +140,28 @@ public final class Deadline {
     return Duration.ofNanos(Math.min((long) (perCallNanos() * spec.idleFraction()), spec.idleCap().toNanos()));
   }
 
-  private long perCallNanos() {
+  /** The per-call budget now, in nanoseconds; see {@link #perCallBudget()}. */
+  public long perCallNanos() {
     long remaining = Math.max(0L, remainingNanos());
-    return Math.min((long) (remaining * spec.perCallFraction()), spec.perCallCap().toNanos());
+    long share = call ? remaining : (long) (remaining * spec.perCallFraction());
+    return Math.min(share, spec.perCallCap().toNanos());
   }
 
-  /** The error that reports this deadline as exceeded, with the share of the budget used until now. */
-  public DeadlineExceededException exceeded() {
-    return new DeadlineExceededException(spec.name(), spec.budget(), elapsed());
+  /**
+   * The error that reports this deadline as passed, with how much of the budget was used until now: a
+   * {@link DeadlineExceededException} for a task, a {@link CallTimeoutException} for a call.
+   */
+  public TimeoutException exceeded() {
+    Duration used = budgetNanos == 0 ? Duration.ZERO : elapsed();
+    return call
+        ? new CallTimeoutException(name, budget(), used)
+        : new DeadlineExceededException(name, budget(), used);
   }
 
   @Override
   public String toString() {
-    return "Deadline{" + spec.name() + ", budget=" + spec.budget() + ", remaining=" + remaining() + "}";
+    return (call ? "CallDeadline{" : "Deadline{") + name + ", budget=" + budget() + ", remaining=" + remaining()
+        + "}";
   }
 
   private static long saturatedAdd(long a, long b) {

@@ -1,6 +1,7 @@
 package io.breakwater.deadline;
 
 import io.breakwater.BreakwaterException;
+import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Durations;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
@@ -43,6 +44,12 @@ public final class DeadlineExceededException extends TimeoutException implements
   @Override
   public String source() {
     return deadlineName;
+  }
+
+  /** {@link FailureKind#DEADLINE_EXCEEDED}: no time is left for another attempt. */
+  @Override
+  public FailureKind failureKind() {
+    return FailureKind.DEADLINE_EXCEEDED;
   }
 
   /** The budget the expired deadline was given. */

@@ -11,6 +11,15 @@ public final class ContextKeys {
   /** The {@link io.breakwater.deadline.Deadline} in force. */
   public static final Object DEADLINE = new Key("breakwater.deadline");
 
+  /** The {@link io.breakwater.idempotency.SideEffect} declared for the call. */
+  public static final Object SIDE_EFFECT = new Key("breakwater.sideEffect");
+
+  /**
+   * Present while a call runs inside {@code idempotentBy}: its value is the idempotency key held. A retry of a
+   * {@code NON_IDEMPOTENT_WRITE} is allowed only when it is present.
+   */
+  public static final Object IDEMPOTENCY_KEY = new Key("breakwater.idempotencyKey");
+
   private record Key(String name) {
     @Override
     public String toString() {

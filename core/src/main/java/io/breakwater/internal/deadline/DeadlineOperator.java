@@ -1,7 +1,6 @@
 package io.breakwater.internal.deadline;
 
 import io.breakwater.deadline.Deadline;
-import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.internal.ContextKeys;
 import java.time.Duration;
@@ -14,52 +13,83 @@ import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoOperator;
 import reactor.core.publisher.Operators;
-import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.annotation.Nullable;
 import reactor.util.context.Context;
 
 /**
- * {@code withDeadline}: a {@code Mono} stays a {@code Mono}, anything else becomes a {@code Flux}. All state is made
- * at subscription; the function itself is stateless and can be shared.
+ * {@code withDeadline} and {@code perCallTimeout}: a {@code Mono} stays a {@code Mono}, anything else becomes a
+ * {@code Flux}. The function is stateless and can be shared; each subscription starts its own deadline.
  */
 public final class DeadlineOperator<T> implements Function<Publisher<T>, Publisher<T>> {
 
-  private final DeadlineSpec spec;
+  /** Decides, at subscription, which deadline to impose under the one in force. */
+  @FunctionalInterface
+  interface Bound {
+    /**
+     * The deadline to impose, or {@code null} when {@code outer} (present and not yet passed) is at least as tight,
+     * so that the outer operator enforces it and this one adds nothing: no timer, no wrapper.
+     */
+    @Nullable
+    Deadline under(@Nullable Deadline outer);
+  }
 
-  public DeadlineOperator(DeadlineSpec spec) {
-    this.spec = spec;
+  private static final DeadlineSpec DEFAULT_DERIVATION = DeadlineSpec.of(Duration.ZERO);
+
+  private final Bound bound;
+
+  private DeadlineOperator(Bound bound) {
+    this.bound = bound;
+  }
+
+  /** A task deadline of {@code spec.budget()}, unless an earlier one is in force. */
+  public static <T> DeadlineOperator<T> task(DeadlineSpec spec) {
+    long budgetNanos = spec.budget().toNanos();
+    return new DeadlineOperator<>(outer -> outer != null && outer.remainingNanos() <= budgetNanos
+        ? null
+        : Deadline.start(spec, spec.scheduler().get()));
+  }
+
+  /**
+   * A per-call deadline of min({@code max}, the per-call budget of the deadline in force); {@code max} alone when
+   * no deadline is in force.
+   */
+  public static <T> DeadlineOperator<T> perCall(Duration max) {
+    long maxNanos = max.toNanos();
+    return new DeadlineOperator<>(outer -> {
+      if (outer == null) {
+        return Deadline.startCall("per-call", max, DEFAULT_DERIVATION, Schedulers.parallel());
+      }
+      long budget = Math.min(maxNanos, outer.perCallNanos());
+      return outer.remainingNanos() <= budget
+          ? null
+          : Deadline.startCall("per-call", Duration.ofNanos(budget), outer.spec(), outer.scheduler());
+    });
   }
 
   @Override
   public Publisher<T> apply(Publisher<T> source) {
     if (source instanceof Mono<T> mono) {
-      return new MonoDeadline<>(mono, spec);
+      return new MonoDeadline<>(mono, bound);
     }
-    return new FluxDeadline<>(Flux.from(source), spec);
+    return new FluxDeadline<>(Flux.from(source), bound);
   }
 
-  /**
-   * Subscribes {@code source} under the tighter of {@code spec} and the deadline already in force. When the outer
-   * deadline is the tighter one, the outer operator enforces it and this one adds nothing: no timer, no wrapper.
-   */
-  static <T> void subscribe(Publisher<? extends T> source, DeadlineSpec spec, CoreSubscriber<? super T> actual) {
+  static <T> void subscribe(Publisher<? extends T> source, Bound bound, CoreSubscriber<? super T> actual) {
     Deadline outer = actual.currentContext().getOrDefault(ContextKeys.DEADLINE, null);
-    if (outer != null) {
-      long outerRemaining = outer.remainingNanos();
-      if (outerRemaining <= 0) {
-        Operators.error(actual, outer.exceeded());
-        return;
-      }
-      if (outerRemaining <= spec.budget().toNanos()) {
-        source.subscribe(actual);
-        return;
-      }
-    }
-    if (spec.budget().isZero()) {
-      Operators.error(actual, new DeadlineExceededException(spec.name(), Duration.ZERO, Duration.ZERO));
+    if (outer != null && outer.remainingNanos() <= 0) {
+      Operators.error(actual, outer.exceeded());
       return;
     }
-    Scheduler scheduler = spec.scheduler().get();
-    Deadline deadline = Deadline.start(spec, scheduler);
+    Deadline deadline = bound.under(outer);
+    if (deadline == null) {
+      source.subscribe(actual);
+      return;
+    }
+    if (deadline.remainingNanos() <= 0) {
+      Operators.error(actual, deadline.exceeded());
+      return;
+    }
     DeadlineSubscriber<T> subscriber = new DeadlineSubscriber<>(actual, deadline);
     if (Hooks.isAutomaticContextPropagationEnabled()) {
       // Reactor restores thread-locals only where contextWrite changes the Context, so go through it: blocking code
@@ -71,30 +101,30 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
   }
 
   static final class MonoDeadline<T> extends MonoOperator<T, T> {
-    private final DeadlineSpec spec;
+    private final Bound bound;
 
-    MonoDeadline(Mono<? extends T> source, DeadlineSpec spec) {
+    MonoDeadline(Mono<? extends T> source, Bound bound) {
       super(source);
-      this.spec = spec;
+      this.bound = bound;
     }
 
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
-      DeadlineOperator.subscribe(source, spec, actual);
+      DeadlineOperator.subscribe(source, bound, actual);
     }
   }
 
   static final class FluxDeadline<T> extends FluxOperator<T, T> {
-    private final DeadlineSpec spec;
+    private final Bound bound;
 
-    FluxDeadline(Flux<? extends T> source, DeadlineSpec spec) {
+    FluxDeadline(Flux<? extends T> source, Bound bound) {
       super(source);
-      this.spec = spec;
+      this.bound = bound;
     }
 
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
-      DeadlineOperator.subscribe(source, spec, actual);
+      DeadlineOperator.subscribe(source, bound, actual);
     }
   }
 }
