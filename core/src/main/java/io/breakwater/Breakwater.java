@@ -5,6 +5,12 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.internal.deadline.DeadlineOperator;
+import io.breakwater.internal.idempotency.IdempotentOperator;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyKeyMismatchException;
+import io.breakwater.idempotency.IdempotencyPolicy;
+import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.internal.ContextKeys;
 import java.time.Duration;
@@ -100,5 +106,46 @@ public final class Breakwater {
     return source -> source instanceof Mono<T> mono
         ? mono.contextWrite(Context.of(ContextKeys.SIDE_EFFECT, sideEffect))
         : Flux.from(source).contextWrite(Context.of(ContextKeys.SIDE_EFFECT, sideEffect));
+  }
+
+  /**
+   * Makes the call happen at most once per key: the first subscriber claims the key and runs it, the outcome is kept
+   * (24 h by default) and replayed to every later subscriber with the same key; duplicates that arrive while it runs
+   * wait for its outcome within their own deadline. Uses the default {@link IdempotencyPolicy} with {@code store}.
+   *
+   * <ul>
+   *   <li>A key used with a different payload fails with {@link IdempotencyKeyMismatchException}; nothing runs.</li>
+   *   <li>A retryable failure frees the key, so a later retry runs; a non-retryable one too, unless the policy keeps
+   *       it.</li>
+   *   <li>The claim's lease lasts until the deadline in force (else the policy's lease): an owner that crashed frees
+   *       the key when it expires, and its late completion is fenced off by its owner token.</li>
+   *   <li>Cancelling the owner frees the key. A hit touches nothing upstream: no breaker, timeout or retry.</li>
+   *   <li>Upstream runs with the key in its Context, so a {@code retryWithBudget} inside may retry a
+   *       {@link SideEffect#NON_IDEMPOTENT_WRITE}.</li>
+   * </ul>
+   *
+   * <p>Put it outside the retry: {@code call → retryWithBudget → idempotentBy → withDeadline}.
+   */
+  public static <T> Function<Mono<T>, Mono<T>> idempotentBy(IdempotencyKey key, IdempotencyStore store,
+      Class<T> resultType) {
+    return idempotentBy(key, IdempotencyPolicy.of(store), resultType);
+  }
+
+  /** {@link #idempotentBy(IdempotencyKey, IdempotencyStore, Class)} for a generic result type. */
+  public static <T> Function<Mono<T>, Mono<T>> idempotentBy(IdempotencyKey key, IdempotencyStore store,
+      TypeReference<T> resultType) {
+    return idempotentBy(key, IdempotencyPolicy.of(store), resultType);
+  }
+
+  /** {@link #idempotentBy(IdempotencyKey, IdempotencyStore, Class)} with a policy of your own. */
+  public static <T> Function<Mono<T>, Mono<T>> idempotentBy(IdempotencyKey key, IdempotencyPolicy policy,
+      Class<T> resultType) {
+    return new IdempotentOperator<>(key, policy, policy.objectMapper().constructType(resultType));
+  }
+
+  /** {@link #idempotentBy(IdempotencyKey, IdempotencyStore, Class)} with a policy of your own, generic type. */
+  public static <T> Function<Mono<T>, Mono<T>> idempotentBy(IdempotencyKey key, IdempotencyPolicy policy,
+      TypeReference<T> resultType) {
+    return new IdempotentOperator<>(key, policy, policy.objectMapper().constructType(resultType));
   }
 }

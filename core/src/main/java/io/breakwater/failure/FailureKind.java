@@ -22,6 +22,10 @@ package io.breakwater.failure;
  *   <tr><td>{@link #CIRCUIT_OPEN}</td><td>non-retryable</td><td>a breaker rejected the call; retrying against the
  *       same open breaker is pointless (fallbacks still apply)</td></tr>
  *   <tr><td>{@link #BUDGET_EXHAUSTED}</td><td>non-retryable</td><td>a retry, step or token budget ran out</td></tr>
+ *   <tr><td>{@link #CONFLICT}</td><td>retryable</td><td>a duplicate of the call is still in flight (same idempotency
+ *       key); try again once it has finished</td></tr>
+ *   <tr><td>{@link #MISCONFIGURED}</td><td>non-retryable</td><td>Breakwater's configuration refused the call (a key
+ *       TTL shorter than the deadline, a result over the size limit, an unsafe retry); fix the configuration</td></tr>
  *   <tr><td>{@link #UNKNOWN}</td><td>unknown</td><td>anything no classifier recognised</td></tr>
  * </table>
  */
@@ -37,6 +41,8 @@ public enum FailureKind {
   DEADLINE_EXCEEDED(Retryability.NON_RETRYABLE),
   CIRCUIT_OPEN(Retryability.NON_RETRYABLE),
   BUDGET_EXHAUSTED(Retryability.NON_RETRYABLE),
+  CONFLICT(Retryability.RETRYABLE),
+  MISCONFIGURED(Retryability.NON_RETRYABLE),
   UNKNOWN(Retryability.UNKNOWN);
 
   private final Retryability retryability;

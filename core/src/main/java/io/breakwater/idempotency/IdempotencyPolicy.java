@@ -1,0 +1,248 @@
+package io.breakwater.idempotency;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.breakwater.failure.FailureClassifier;
+import io.breakwater.internal.Durations;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * How {@code idempotentBy} keeps its promise: where claims live, how long outcomes are kept, what duplicates do while
+ * the first call runs. Immutable and validated; build one per store and share it.
+ *
+ * <pre>{@code
+ * IdempotencyPolicy policy = IdempotencyPolicy.builder(IdempotencyStore.inMemory())
+ *     .ttl(Duration.ofHours(24))
+ *     .longestRetryWindow(Duration.ofMinutes(10))   // build() refuses a TTL shorter than this
+ *     .build();
+ * refund.transformDeferred(idempotentBy(key, policy, Receipt.class));
+ * }</pre>
+ *
+ * <table>
+ *   <caption>Defaults</caption>
+ *   <tr><th>setting</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code ttl}</td><td>24 h</td><td>how long an outcome is kept and replayed to duplicates</td></tr>
+ *   <tr><td>{@code lease}</td><td>5 min</td><td>how long a claim is held when no deadline is in force (with one, the
+ *       claim lasts until the deadline); a claim whose owner crashed frees itself after it</td></tr>
+ *   <tr><td>{@code pollInterval}</td><td>1 s</td><td>how often a waiting duplicate looks again when the store cannot
+ *       notify it</td></tr>
+ *   <tr><td>{@code failFastWhenInFlight}</td><td>off</td><td>duplicates wait for the first call's outcome (within their
+ *       own deadline) instead of failing with {@link IdempotencyInFlightException}</td></tr>
+ *   <tr><td>{@code cacheNonRetryableFailures}</td><td>off</td><td>a non-retryable failure frees the key, like a
+ *       retryable one, instead of being replayed to duplicates</td></tr>
+ *   <tr><td>{@code maxResultBytes}</td><td>1 MiB</td><td>a larger result is refused with
+ *       {@link IdempotencyLimitException}, and that refusal is what duplicates get</td></tr>
+ *   <tr><td>{@code longestRetryWindow}</td><td>none</td><td>if set, {@code build()} refuses a TTL shorter than
+ *       it</td></tr>
+ * </table>
+ */
+public final class IdempotencyPolicy {
+
+  public static final Duration DEFAULT_TTL = Duration.ofHours(24);
+  public static final Duration DEFAULT_LEASE = Duration.ofMinutes(5);
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+  public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
+
+  private final IdempotencyStore store;
+  private final Duration ttl;
+  private final Duration lease;
+  private final Duration pollInterval;
+  private final boolean failFastWhenInFlight;
+  private final boolean cacheNonRetryableFailures;
+  private final int maxResultBytes;
+  private final ObjectMapper objectMapper;
+  private final FailureClassifier classifier;
+  private final MeterRegistry meterRegistry;
+  private final Supplier<Scheduler> scheduler;
+
+  private IdempotencyPolicy(Builder b) {
+    this.store = b.store;
+    this.ttl = b.ttl;
+    this.lease = b.lease;
+    this.pollInterval = b.pollInterval;
+    this.failFastWhenInFlight = b.failFastWhenInFlight;
+    this.cacheNonRetryableFailures = b.cacheNonRetryableFailures;
+    this.maxResultBytes = b.maxResultBytes;
+    this.objectMapper = b.objectMapper;
+    this.classifier = b.classifier;
+    this.meterRegistry = b.meterRegistry;
+    this.scheduler = b.scheduler;
+  }
+
+  /** The defaults, with {@code store}. */
+  public static IdempotencyPolicy of(IdempotencyStore store) {
+    return builder(store).build();
+  }
+
+  public static Builder builder(IdempotencyStore store) {
+    return new Builder(store);
+  }
+
+  public IdempotencyStore store() {
+    return store;
+  }
+
+  public Duration ttl() {
+    return ttl;
+  }
+
+  public Duration lease() {
+    return lease;
+  }
+
+  public Duration pollInterval() {
+    return pollInterval;
+  }
+
+  public boolean failFastWhenInFlight() {
+    return failFastWhenInFlight;
+  }
+
+  public boolean cacheNonRetryableFailures() {
+    return cacheNonRetryableFailures;
+  }
+
+  public int maxResultBytes() {
+    return maxResultBytes;
+  }
+
+  public ObjectMapper objectMapper() {
+    return objectMapper;
+  }
+
+  public FailureClassifier classifier() {
+    return classifier;
+  }
+
+  public MeterRegistry meterRegistry() {
+    return meterRegistry;
+  }
+
+  public Supplier<Scheduler> scheduler() {
+    return scheduler;
+  }
+
+  /** Builds an {@link IdempotencyPolicy}; {@link #build()} validates and says what to change. */
+  public static final class Builder {
+    private final IdempotencyStore store;
+    private Duration ttl = DEFAULT_TTL;
+    private Duration lease = DEFAULT_LEASE;
+    private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    private boolean failFastWhenInFlight;
+    private boolean cacheNonRetryableFailures;
+    private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
+    private Duration longestRetryWindow;
+    private ObjectMapper objectMapper = JsonMapper.builder()
+        .addModule(new JavaTimeModule())
+        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+        .build();
+    private FailureClassifier classifier = FailureClassifier.defaults();
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
+    private Supplier<Scheduler> scheduler = Schedulers::parallel;
+
+    private Builder(IdempotencyStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** How long an outcome is kept and replayed to duplicates; default 24 h. */
+    public Builder ttl(Duration ttl) {
+      this.ttl = Objects.requireNonNull(ttl, "ttl");
+      return this;
+    }
+
+    /** How long a claim is held when no deadline is in force; default 5 min. */
+    public Builder lease(Duration lease) {
+      this.lease = Objects.requireNonNull(lease, "lease");
+      return this;
+    }
+
+    /** How often a waiting duplicate looks again when the store cannot notify it; default 1 s. */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+      return this;
+    }
+
+    /** Duplicates fail with {@link IdempotencyInFlightException} instead of waiting for the first call. */
+    public Builder failFastWhenInFlight() {
+      this.failFastWhenInFlight = true;
+      return this;
+    }
+
+    /** Whether a non-retryable failure is kept and replayed to duplicates (default: it frees the key). */
+    public Builder cacheNonRetryableFailures(boolean cache) {
+      this.cacheNonRetryableFailures = cache;
+      return this;
+    }
+
+    /** The largest result kept, as JSON; default 1 MiB. */
+    public Builder maxResultBytes(int maxResultBytes) {
+      this.maxResultBytes = maxResultBytes;
+      return this;
+    }
+
+    /**
+     * The longest time over which the call may be retried (by this process or by callers). {@code build()} refuses a
+     * TTL shorter than it: a retry after the key expired would repeat the side effect.
+     */
+    public Builder longestRetryWindow(Duration window) {
+      this.longestRetryWindow = Objects.requireNonNull(window, "window");
+      return this;
+    }
+
+    /** The mapper that writes and reads results; default: Jackson with Java time support. */
+    public Builder objectMapper(ObjectMapper objectMapper) {
+      this.objectMapper = Objects.requireNonNull(objectMapper, "objectMapper");
+      return this;
+    }
+
+    /** Decides which failures are retryable (they free the key); default {@link FailureClassifier#defaults()}. */
+    public Builder classifier(FailureClassifier classifier) {
+      this.classifier = Objects.requireNonNull(classifier, "classifier");
+      return this;
+    }
+
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
+    /** Times waits when no deadline is in force; default {@code Schedulers::parallel}, resolved per call. */
+    public Builder scheduler(Supplier<Scheduler> scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    public IdempotencyPolicy build() {
+      positive("ttl", ttl);
+      positive("lease", lease);
+      positive("pollInterval", pollInterval);
+      if (maxResultBytes < 1) {
+        throw new IllegalArgumentException("maxResultBytes is " + maxResultBytes + ": give a positive size");
+      }
+      if (ttl.compareTo(lease) < 0) {
+        throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is shorter than the lease "
+            + Durations.format(lease) + ": an outcome must outlive the claim that made it; raise ttl");
+      }
+      if (longestRetryWindow != null && ttl.compareTo(longestRetryWindow) < 0) {
+        throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is shorter than the longest retry "
+            + "window " + Durations.format(longestRetryWindow) + ": a retry after the key expired would repeat the "
+            + "side effect (a refund paid twice). Raise ttl to at least " + Durations.format(longestRetryWindow));
+      }
+      return new IdempotencyPolicy(this);
+    }
+
+    private static void positive(String what, Duration value) {
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(what + " is " + value + ": give a positive duration");
+      }
+    }
+  }
+}

@@ -1,0 +1,242 @@
+package io.breakwater.internal.idempotency;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.breakwater.idempotency.IdempotencyKeyException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The canonical JSON form of key arguments, and its SHA-256. Written by hand from Jackson's tree, so that it depends
+ * on no serializer setting or version: object keys sorted by UTF-16 code unit, no white space, numbers normalised
+ * (integral values as integers, so {@code 1}, {@code 1.0} and {@code 1.00} are equal; trailing zeros dropped; a
+ * value with more than 21 digits before or after the point that trailing zeros were stripped from, as
+ * {@code <digits>e<exponent>}, so {@code 1e1000000} stays short), strings escaped as RFC 8785 does ({@code \"},
+ * {@code \\}, {@code \b \t \n \f \r}, other control characters as a backslash-u escape with four lower-case hex
+ * digits), UTF-8.
+ */
+public final class CanonicalJson {
+
+  /** Deeper argument trees are refused rather than risking the stack. */
+  public static final int MAX_DEPTH = 200;
+
+  private static final int MAX_PLAIN_DIGITS = 21;
+
+  private static final ObjectMapper MAPPER = JsonMapper.builder()
+      .addModule(new JavaTimeModule())
+      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+      .build();
+
+  private CanonicalJson() {}
+
+  /** Rules applied while the canonical form is written. */
+  public record Rules(Set<String> excluded, Map<String, Long> quantisedMillis, Set<String> unorderedArrays) {
+
+    public static final Rules NONE = new Rules(Set.of(), Map.of(), Set.of());
+
+    boolean excludes(String path, String name) {
+      return excluded.contains(name) || excluded.contains(path);
+    }
+
+    Long bucketFor(String path, String name) {
+      Long byPath = quantisedMillis.get(path);
+      return byPath != null ? byPath : quantisedMillis.get(name);
+    }
+
+    boolean unordered(String path, String name) {
+      return unorderedArrays.contains(name) || unorderedArrays.contains(path);
+    }
+  }
+
+  /** The canonical JSON of {@code value} under {@code rules}. */
+  public static String write(Object value, Rules rules) {
+    JsonNode tree;
+    try {
+      tree = value instanceof JsonNode node ? node : MAPPER.valueToTree(value);
+    } catch (IllegalArgumentException e) {
+      throw new IdempotencyKeyException("Key arguments cannot be turned into JSON: " + rootMessage(e)
+          + ". Pass a Map, a record or a JSON-serialisable bean without cycles", e);
+    }
+    StringBuilder out = new StringBuilder(128);
+    write(tree, "", "", rules, out, 0);
+    return out.toString();
+  }
+
+  /** Lower-case hexadecimal SHA-256 of the UTF-8 bytes of {@code text}. */
+  public static String sha256(String text) {
+    MessageDigest digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("This JVM has no SHA-256", e);
+    }
+    byte[] hash = digest.digest(text.getBytes(StandardCharsets.UTF_8));
+    StringBuilder hex = new StringBuilder(64);
+    for (byte b : hash) {
+      hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+    }
+    return hex.toString();
+  }
+
+  private static void write(JsonNode node, String path, String name, Rules rules, StringBuilder out, int depth) {
+    if (depth > MAX_DEPTH) {
+      throw new IdempotencyKeyException("Key arguments are nested deeper than " + MAX_DEPTH
+          + " levels: key on the fields that identify the request, not on the whole structure");
+    }
+    Long bucket = rules.bucketFor(path, name);
+    if (bucket != null && !node.isContainerNode() && !node.isNull()) {
+      out.append(quantise(node, bucket, path));
+      return;
+    }
+    switch (node.getNodeType()) {
+      case OBJECT -> {
+        TreeMap<String, JsonNode> sorted = new TreeMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+          Map.Entry<String, JsonNode> field = it.next();
+          String childPath = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
+          if (!rules.excludes(childPath, field.getKey())) {
+            sorted.put(field.getKey(), field.getValue());
+          }
+        }
+        out.append('{');
+        boolean first = true;
+        for (Map.Entry<String, JsonNode> field : sorted.entrySet()) {
+          if (!first) {
+            out.append(',');
+          }
+          first = false;
+          string(field.getKey(), out);
+          out.append(':');
+          String childPath = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
+          write(field.getValue(), childPath, field.getKey(), rules, out, depth + 1);
+        }
+        out.append('}');
+      }
+      case ARRAY -> {
+        List<String> elements = new ArrayList<>(node.size());
+        for (JsonNode element : node) {
+          StringBuilder one = new StringBuilder();
+          write(element, path, name, rules, one, depth + 1);
+          elements.add(one.toString());
+        }
+        if (rules.unordered(path, name)) {
+          elements.sort(null);
+        }
+        out.append('[').append(String.join(",", elements)).append(']');
+      }
+      case NUMBER -> out.append(number(node));
+      case STRING -> string(node.textValue(), out);
+      case BOOLEAN -> out.append(node.booleanValue());
+      case NULL, MISSING -> out.append("null");
+      case BINARY, POJO -> string(node.asText(), out);
+    }
+  }
+
+  private static String number(JsonNode node) {
+    if (node.isIntegralNumber()) {
+      return normalise(new BigDecimal(node.bigIntegerValue()));
+    }
+    if (node.isDouble() || node.isFloat()) {
+      double d = node.doubleValue();
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        throw new IdempotencyKeyException("Key arguments contain " + d
+            + ", which has no JSON form: pass a finite number, or exclude the field");
+      }
+      return normalise(node.isFloat() ? new BigDecimal(Float.toString(node.floatValue())) : BigDecimal.valueOf(d));
+    }
+    return normalise(node.decimalValue());
+  }
+
+  /** Integral values as integers; otherwise trailing zeros dropped; extreme magnitudes as digits 'e' exponent. */
+  static String normalise(BigDecimal value) {
+    if (value.signum() == 0) {
+      return "0";
+    }
+    BigDecimal stripped = value.stripTrailingZeros();
+    int scale = stripped.scale();
+    int integerDigits = stripped.precision() - scale;
+    if (scale == 0 || (scale < 0 && integerDigits <= MAX_PLAIN_DIGITS)) {
+      return stripped.toBigInteger().toString();
+    }
+    if (scale > 0 && scale <= MAX_PLAIN_DIGITS && integerDigits <= MAX_PLAIN_DIGITS) {
+      return stripped.toPlainString();
+    }
+    BigInteger unscaled = stripped.unscaledValue();
+    return unscaled + "e" + (-(long) scale);
+  }
+
+  private static String quantise(JsonNode node, long bucketMillis, String path) {
+    long epochMillis;
+    if (node.isNumber()) {
+      epochMillis = node.longValue();
+    } else if (node.isTextual()) {
+      epochMillis = parseInstant(node.textValue(), path).toEpochMilli();
+    } else {
+      throw new IdempotencyKeyException("Time field '" + path + "' is " + node.getNodeType()
+          + ": quantised fields must hold epoch milliseconds or an ISO-8601 instant");
+    }
+    return Long.toString(Math.floorDiv(epochMillis, bucketMillis) * bucketMillis);
+  }
+
+  private static Instant parseInstant(String text, String path) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException notInstant) {
+      try {
+        return OffsetDateTime.parse(text).toInstant();
+      } catch (DateTimeParseException e) {
+        throw new IdempotencyKeyException("Time field '" + path + "' holds '" + text
+            + "', which is not an ISO-8601 instant (e.g. 2026-11-30T10:15:30Z) nor epoch milliseconds", e);
+      }
+    }
+  }
+
+  private static void string(String s, StringBuilder out) {
+    out.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\b' -> out.append("\\b");
+        case '\t' -> out.append("\\t");
+        case '\n' -> out.append("\\n");
+        case '\f' -> out.append("\\f");
+        case '\r' -> out.append("\\r");
+        default -> {
+          if (c < 0x20) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    out.append('"');
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage();
+    return message == null ? root.getClass().getSimpleName() : message.lines().findFirst().orElse(message);
+  }
+}

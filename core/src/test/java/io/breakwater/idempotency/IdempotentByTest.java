@@ -1,0 +1,318 @@
+package io.breakwater.idempotency;
+
+import static io.breakwater.Breakwater.idempotentBy;
+import static io.breakwater.Breakwater.withDeadline;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.breakwater.deadline.DeadlineSpec;
+import io.breakwater.failure.FailureKind;
+import io.breakwater.failure.HttpStatusException;
+import io.breakwater.internal.ContextKeys;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+import reactor.test.publisher.PublisherProbe;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+class IdempotentByTest {
+
+  private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+  private final IdempotencyStore store = IdempotencyStore.inMemory(10_000, () -> clock);
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final AtomicInteger executions = new AtomicInteger();
+  private final IdempotencyKey key = IdempotencyKey.explicit("payments.refund", "order-42", Map.of("amount", 30));
+
+  private IdempotencyPolicy.Builder policy() {
+    return IdempotencyPolicy.builder(store).scheduler(() -> clock).meterRegistry(meters);
+  }
+
+  /** A refund that takes {@code duration} and answers with how many refunds ran so far. */
+  private Mono<String> refund(Duration duration) {
+    return Mono.delay(duration, clock).map(x -> "refund-" + executions.incrementAndGet());
+  }
+
+  private Mono<String> idempotentRefund(IdempotencyPolicy policy, Duration duration) {
+    return refund(duration).transformDeferred(idempotentBy(key, policy, String.class));
+  }
+
+  private double count(String outcome) {
+    return meters.get("breakwater.idempotency.calls").tag("tool", "payments.refund").tag("outcome", outcome)
+        .counter().count();
+  }
+
+  @Test
+  void firstCallRunsAndLaterCallsReplayItsResult() {
+    IdempotencyPolicy policy = policy().build();
+    for (int i = 0; i < 3; i++) {
+      StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+    }
+    assertThat(executions).hasValue(1);
+    assertThat(count("miss")).isEqualTo(1);
+    assertThat(count("hit")).isEqualTo(2);
+    assertThat(meters.get("breakwater.idempotency.hit.ratio").gauge().value()).isEqualTo(2.0 / 3);
+  }
+
+  @Test
+  void hitsNeverSubscribeUpstream() {
+    IdempotencyPolicy policy = policy().build();
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+    PublisherProbe<String> second = PublisherProbe.of(refund(Duration.ZERO));
+
+    StepVerifier.create(second.mono().transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectNext("refund-1")
+        .verifyComplete();
+    second.assertWasNotSubscribed();
+  }
+
+  @Test
+  void concurrentDuplicatesWaitForTheOwnersOutcomeAndAreWokenAtOnce() {
+    // Polling every 10 s would answer late: the duplicates are woken by the store the moment the owner completes.
+    IdempotencyPolicy policy = policy().pollInterval(Duration.ofSeconds(10)).build();
+    List<String> results = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      idempotentRefund(policy, Duration.ofSeconds(2)).subscribe(results::add);
+    }
+    clock.advanceTimeBy(Duration.ofSeconds(2));
+
+    assertThat(results).containsExactly("refund-1", "refund-1", "refund-1", "refund-1", "refund-1");
+    assertThat(executions).hasValue(1);
+    assertThat(count("in_flight")).isEqualTo(4);
+  }
+
+  @Test
+  void duplicatesFailFastWhenConfiguredTo() {
+    IdempotencyPolicy policy = policy().failFastWhenInFlight().lease(Duration.ofSeconds(30)).build();
+    Disposable owner = idempotentRefund(policy, Duration.ofSeconds(10)).subscribe();
+    clock.advanceTimeBy(Duration.ofSeconds(4));
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ofSeconds(10)))
+        .expectErrorSatisfies(e -> {
+          IdempotencyInFlightException inFlight = (IdempotencyInFlightException) e;
+          assertThat(inFlight.failureKind()).isEqualTo(FailureKind.CONFLICT);
+          assertThat(inFlight.leaseRemaining()).isEqualTo(Duration.ofSeconds(26));
+        })
+        .verify();
+    owner.dispose();
+  }
+
+  @Test
+  void sameKeyWithAnotherPayloadIsRefusedAndNothingRuns() {
+    IdempotencyPolicy policy = policy().build();
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+    IdempotencyKey tampered = IdempotencyKey.explicit("payments.refund", "order-42", Map.of("amount", 3000));
+
+    StepVerifier.create(refund(Duration.ZERO).transformDeferred(idempotentBy(tampered, policy, String.class)))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IdempotencyKeyMismatchException.class)
+            .hasMessageContaining("was used with another payload"))
+        .verify();
+    assertThat(executions).hasValue(1);
+    assertThat(count("mismatch")).isEqualTo(1);
+  }
+
+  @Test
+  void retryableFailureFreesTheKeySoARetryRuns() {
+    IdempotencyPolicy policy = policy().build();
+    StepVerifier.create(Mono.<String>error(new HttpStatusException(503))
+            .doOnSubscribe(s -> executions.incrementAndGet())
+            .transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectError(HttpStatusException.class)
+        .verify();
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-2").verifyComplete();
+  }
+
+  @Test
+  void nonRetryableFailureFreesTheKeyByDefault() {
+    IdempotencyPolicy policy = policy().build();
+    StepVerifier.create(Mono.<String>error(new IllegalArgumentException("amount must be positive"))
+            .transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectError(IllegalArgumentException.class)
+        .verify();
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+  }
+
+  @Test
+  void nonRetryableFailureIsReplayedWhenPolicyKeepsIt() {
+    IdempotencyPolicy policy = policy().cacheNonRetryableFailures(true).build();
+    StepVerifier.create(Mono.<String>error(new IllegalArgumentException("amount must be positive"))
+            .transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectError(IllegalArgumentException.class)
+        .verify();
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO))
+        .expectErrorSatisfies(e -> {
+          assertThat(e).isInstanceOf(CachedFailureException.class).hasMessage("amount must be positive");
+          assertThat(((CachedFailureException) e).failureKind()).isEqualTo(FailureKind.INVALID_ARGUMENT);
+        })
+        .verify();
+    assertThat(executions).hasValue(0);
+  }
+
+  @Test
+  void retryableFailureIsNeverKept() {
+    IdempotencyPolicy policy = policy().cacheNonRetryableFailures(true).build();
+    StepVerifier.create(Mono.<String>error(new HttpStatusException(429))
+            .transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectError(HttpStatusException.class)
+        .verify();
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+  }
+
+  @Test
+  void cancelledOwnerLeavesNoOrphanClaim() {
+    IdempotencyPolicy policy = policy().lease(Duration.ofMinutes(5)).failFastWhenInFlight().build();
+    Disposable owner = idempotentRefund(policy, Duration.ofSeconds(10)).subscribe();
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+    owner.dispose();
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+  }
+
+  @Test
+  void crashedOwnersLeaseExpiresAndTheNextCallerRunsAgain() {
+    IdempotencyPolicy policy = policy().build();
+    // An owner in another process claimed the key with a 30 s lease, then crashed.
+    assertThat(store.claim(key.value(), key.fingerprint(), "crashed-owner", Duration.ofSeconds(30)).block())
+        .isInstanceOf(IdempotencyStore.Acquired.class);
+
+    List<String> results = new ArrayList<>();
+    idempotentRefund(policy, Duration.ZERO).subscribe(results::add);
+    clock.advanceTimeBy(Duration.ofSeconds(29));
+    assertThat(results).as("still waiting for the crashed owner").isEmpty();
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+
+    assertThat(results).containsExactly("refund-1");
+    assertThat(count("in_flight")).isEqualTo(1);
+    assertThat(count("expired")).isEqualTo(1);
+  }
+
+  @Test
+  void lateCompletionFromAnOwnerWhoseLeaseExpiredIsFencedOff() {
+    IdempotencyPolicy policy = policy().lease(Duration.ofSeconds(10)).build();
+    List<String> slowOwner = new ArrayList<>();
+    idempotentRefund(policy, Duration.ofSeconds(15)).subscribe(slowOwner::add);
+    clock.advanceTimeBy(Duration.ofSeconds(11));
+
+    List<String> takeOver = new ArrayList<>();
+    idempotentRefund(policy, Duration.ofSeconds(1)).subscribe(takeOver::add);
+    clock.advanceTimeBy(Duration.ofSeconds(4));
+
+    assertThat(takeOver).containsExactly("refund-1");
+    assertThat(slowOwner).as("the slow owner still gets its own result").containsExactly("refund-2");
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO))
+        .expectNext("refund-1")
+        .verifyComplete();
+    assertThat(count("fenced")).isEqualTo(1);
+  }
+
+  @Test
+  void outcomesExpireAfterTheirTtlInVirtualTime() {
+    IdempotencyPolicy policy = policy().build();
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+    clock.advanceTimeBy(Duration.ofHours(24).minusNanos(1));
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+    clock.advanceTimeBy(Duration.ofNanos(1));
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-2").verifyComplete();
+  }
+
+  @Test
+  void claimIsLeasedUntilTheDeadline() {
+    IdempotencyPolicy policy = policy().failFastWhenInFlight().build();
+    DeadlineSpec task = DeadlineSpec.builder(Duration.ofSeconds(20)).scheduler(() -> clock).build();
+    Disposable owner = idempotentRefund(policy, Duration.ofMinutes(1)).transformDeferred(withDeadline(task))
+        .subscribe(x -> {}, e -> {});
+    clock.advanceTimeBy(Duration.ofSeconds(5));
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO))
+        .expectErrorSatisfies(e -> assertThat(((IdempotencyInFlightException) e).leaseRemaining())
+            .isEqualTo(Duration.ofSeconds(15)))
+        .verify();
+    owner.dispose();
+  }
+
+  @Test
+  void ttlShorterThanTheDeadlineInForceIsRefusedBeforeAnythingRuns() {
+    IdempotencyPolicy policy = policy().ttl(Duration.ofSeconds(30)).lease(Duration.ofSeconds(30)).build();
+    DeadlineSpec task = DeadlineSpec.builder(Duration.ofMinutes(3)).scheduler(() -> clock).build();
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO).transformDeferred(withDeadline(task)))
+        .expectErrorSatisfies(e -> {
+          assertThat(e).isInstanceOf(IdempotencyLimitException.class)
+              .hasMessageContaining("kept only 30s")
+              .hasMessageContaining("Raise the policy's ttl");
+          assertThat(((IdempotencyLimitException) e).failureKind()).isEqualTo(FailureKind.MISCONFIGURED);
+        })
+        .verify();
+    assertThat(executions).hasValue(0);
+  }
+
+  @Test
+  void ttlShorterThanTheRetryWindowIsRejectedAtBuildTime() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> policy().ttl(Duration.ofSeconds(30)).lease(Duration.ofSeconds(10))
+            .longestRetryWindow(Duration.ofMinutes(2)).build())
+        .withMessageContaining("ttl 30s is shorter than the longest retry window 2m")
+        .withMessageContaining("Raise ttl to at least 2m");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> policy().ttl(Duration.ofSeconds(30)).lease(Duration.ofMinutes(1)).build())
+        .withMessageContaining("shorter than the lease");
+  }
+
+  @Test
+  void resultOverTheSizeLimitIsRefusedAndDuplicatesDoNotRunAgain() {
+    IdempotencyPolicy policy = policy().maxResultBytes(16).build();
+    Mono<String> bigResult = Mono.fromCallable(() -> "x".repeat(100 + executions.incrementAndGet()));
+
+    StepVerifier.create(bigResult.transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IdempotencyLimitException.class)
+            .hasMessageContaining("over the policy's maxResultBytes of 16"))
+        .verify();
+    StepVerifier.create(bigResult.transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectErrorSatisfies(e -> assertThat(((CachedFailureException) e).failureKind())
+            .isEqualTo(FailureKind.MISCONFIGURED))
+        .verify();
+    assertThat(executions).hasValue(1);
+  }
+
+  @Test
+  void upstreamRunsWithTheKeyInItsContext() {
+    StepVerifier.create(Mono.deferContextual(ctx -> Mono.just(ctx.get(ContextKeys.IDEMPOTENCY_KEY).toString()))
+            .transformDeferred(idempotentBy(key, policy().build(), String.class)))
+        .expectNext("default:payments.refund:key:order-42")
+        .verifyComplete();
+  }
+
+  @Test
+  void genericAndEmptyResultsAreReplayed() {
+    IdempotencyPolicy policy = policy().build();
+    TypeReference<List<Map<String, Integer>>> type = new TypeReference<>() {};
+    Mono<List<Map<String, Integer>>> rooms = Mono.fromCallable(() -> List.of(Map.of("room", executions
+        .incrementAndGet())));
+    IdempotencyKey roomsKey = IdempotencyKey.of("hotels.rooms", Map.of("city", "Oslo"));
+
+    for (int i = 0; i < 2; i++) {
+      StepVerifier.create(rooms.transformDeferred(idempotentBy(roomsKey, policy, type)))
+          .expectNext(List.of(Map.of("room", 1)))
+          .verifyComplete();
+    }
+    IdempotencyKey emptyKey = IdempotencyKey.of("hotels.rooms", Map.of("city", "Nowhere"));
+    for (int i = 0; i < 2; i++) {
+      StepVerifier.create(Mono.<String>empty().doOnSubscribe(s -> executions.incrementAndGet())
+              .transformDeferred(idempotentBy(emptyKey, policy, String.class)))
+          .verifyComplete();
+    }
+    assertThat(executions).hasValue(2);
+  }
+}
