@@ -38,6 +38,8 @@ import reactor.core.scheduler.Schedulers;
  *       own deadline) instead of failing with {@link IdempotencyInFlightException}</td></tr>
  *   <tr><td>{@code cacheNonRetryableFailures}</td><td>off</td><td>a non-retryable failure frees the key, like a
  *       retryable one, instead of being replayed to duplicates</td></tr>
+ *   <tr><td>{@code failOpenForReads}</td><td>off</td><td>when the store is unavailable every call fails closed with
+ *       {@link StoreUnavailableException}; on, a {@link SideEffect#READ_ONLY} call runs anyway</td></tr>
  *   <tr><td>{@code maxResultBytes}</td><td>1 MiB</td><td>a larger result is refused with
  *       {@link IdempotencyLimitException}, and that refusal is what duplicates get</td></tr>
  *   <tr><td>{@code longestRetryWindow}</td><td>none</td><td>if set, {@code build()} refuses a TTL shorter than
@@ -57,6 +59,7 @@ public final class IdempotencyPolicy {
   private final Duration pollInterval;
   private final boolean failFastWhenInFlight;
   private final boolean cacheNonRetryableFailures;
+  private final boolean failOpenForReads;
   private final int maxResultBytes;
   private final ObjectMapper objectMapper;
   private final FailureClassifier classifier;
@@ -70,6 +73,7 @@ public final class IdempotencyPolicy {
     this.pollInterval = b.pollInterval;
     this.failFastWhenInFlight = b.failFastWhenInFlight;
     this.cacheNonRetryableFailures = b.cacheNonRetryableFailures;
+    this.failOpenForReads = b.failOpenForReads;
     this.maxResultBytes = b.maxResultBytes;
     this.objectMapper = b.objectMapper;
     this.classifier = b.classifier;
@@ -110,6 +114,10 @@ public final class IdempotencyPolicy {
     return cacheNonRetryableFailures;
   }
 
+  public boolean failOpenForReads() {
+    return failOpenForReads;
+  }
+
   public int maxResultBytes() {
     return maxResultBytes;
   }
@@ -138,6 +146,7 @@ public final class IdempotencyPolicy {
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private boolean failFastWhenInFlight;
     private boolean cacheNonRetryableFailures;
+    private boolean failOpenForReads;
     private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
     private Duration longestRetryWindow;
     private ObjectMapper objectMapper = JsonMapper.builder()
@@ -179,6 +188,15 @@ public final class IdempotencyPolicy {
     /** Whether a non-retryable failure is kept and replayed to duplicates (default: it frees the key). */
     public Builder cacheNonRetryableFailures(boolean cache) {
       this.cacheNonRetryableFailures = cache;
+      return this;
+    }
+
+    /**
+     * Whether a call declared {@link SideEffect#READ_ONLY} runs without idempotency when the store is unavailable
+     * (default: no, it fails with {@link StoreUnavailableException} like every other call).
+     */
+    public Builder failOpenForReads(boolean failOpen) {
+      this.failOpenForReads = failOpen;
       return this;
     }
 

@@ -9,13 +9,13 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@code breakwater.idempotency.calls} (counter; tags {@code tool}, {@code outcome} = hit, miss, in_flight, expired,
- * mismatch, fenced) and {@code breakwater.idempotency.hit.ratio} (gauge; tag {@code tool}): hits over calls that
+ * mismatch, fenced, unrecorded, bypassed) and {@code breakwater.idempotency.hit.ratio} (gauge; tag {@code tool}): hits over calls that
  * reached an outcome (hit, miss, expired).
  */
 final class IdempotencyMetrics {
 
   enum Outcome {
-    HIT, MISS, IN_FLIGHT, EXPIRED, MISMATCH, FENCED;
+    HIT, MISS, IN_FLIGHT, EXPIRED, MISMATCH, FENCED, UNRECORDED, BYPASSED;
 
     final String tag = name().toLowerCase(java.util.Locale.ROOT);
   }

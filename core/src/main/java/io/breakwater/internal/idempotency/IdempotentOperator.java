@@ -17,6 +17,8 @@ import io.breakwater.idempotency.IdempotencyStore.Busy;
 import io.breakwater.idempotency.IdempotencyStore.Done;
 import io.breakwater.idempotency.IdempotencyStore.Mismatch;
 import io.breakwater.idempotency.IdempotencyStore.Outcome;
+import io.breakwater.idempotency.SideEffect;
+import io.breakwater.idempotency.StoreUnavailableException;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
 import java.time.Duration;
@@ -58,7 +60,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
             + Durations.format(policy.ttl()) + ": a retry after the key expired would repeat the side effect. "
             + "Raise the policy's ttl above the longest deadline"));
       }
-      Call call = new Call(source, deadline, IdempotencyMetrics.of(policy.meterRegistry(), key.tool()));
+      boolean readOnly = SideEffect.from(ctx).orElse(null) == SideEffect.READ_ONLY;
+      Call call = new Call(source, deadline, readOnly, IdempotencyMetrics.of(policy.meterRegistry(), key.tool()));
       return call.attempt(false);
     });
   }
@@ -72,15 +75,23 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     private final IdempotencyMetrics metrics;
     private final IdempotencyStore store = policy.store();
 
-    Call(Mono<T> source, Deadline deadline, IdempotencyMetrics metrics) {
+    private final boolean readOnly;
+
+    Call(Mono<T> source, Deadline deadline, boolean readOnly, IdempotencyMetrics metrics) {
       this.source = source;
+      this.readOnly = readOnly;
       this.lease = deadline == null ? policy.lease() : deadline.remaining();
       this.clock = deadline == null ? policy.scheduler().get() : deadline.scheduler();
       this.metrics = metrics;
     }
 
     Mono<T> attempt(boolean waited) {
-      return store.claim(key.value(), key.fingerprint(), owner, lease).flatMap(claim -> {
+      return store.claim(key.value(), key.fingerprint(), owner, lease).onErrorResume(this::storeUnavailable)
+          .flatMap(claim -> {
+        if (claim == BYPASS) {
+          metrics.record(IdempotencyMetrics.Outcome.BYPASSED);
+          return source;
+        }
         if (claim instanceof Done done) {
           metrics.record(IdempotencyMetrics.Outcome.HIT);
           return replay(done.outcome());
@@ -107,6 +118,15 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         return Mono.firstWithSignal(store.changed(key.value()), Mono.delay(wait, clock).then())
             .then(Mono.defer(() -> attempt(true)));
       });
+    }
+
+    /** Fail closed, unless the policy lets reads fail open. */
+    private Mono<IdempotencyStore.Claim> storeUnavailable(Throwable error) {
+      if (readOnly && policy.failOpenForReads()) {
+        LOG.warn("Idempotency store unavailable; running read-only call '{}' without a claim", key.value(), error);
+        return Mono.just(BYPASS);
+      }
+      return Mono.error(new StoreUnavailableException(key.value(), error));
     }
 
     private Mono<T> replay(Outcome outcome) {
@@ -171,6 +191,10 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
       }).then(Mono.error(error));
     }
 
+    /**
+     * Records the outcome. The call has run by now, so a store failure does not fail the caller: the outcome is
+     * returned, and the claim lapses when its lease expires.
+     */
     private Mono<Boolean> store(Outcome outcome) {
       return Mono.fromFuture(store.complete(key.value(), owner, outcome, policy.ttl()).toFuture(), true)
           .doOnNext(stored -> {
@@ -179,9 +203,18 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
               LOG.warn("Idempotency key '{}': the claim was lost before the outcome was stored (lease expired); "
                   + "the outcome of another owner stands", key.value());
             }
+          })
+          .onErrorResume(storeError -> {
+            metrics.record(IdempotencyMetrics.Outcome.UNRECORDED);
+            LOG.warn("Idempotency key '{}': the outcome could not be stored; its claim lapses when the lease "
+                + "expires", key.value(), storeError);
+            return Mono.just(false);
           });
     }
   }
+
+  /** A claim answer of our own: the store is down and this read-only call runs without one. */
+  private static final IdempotencyStore.Claim BYPASS = new IdempotencyStore.Acquired(false);
 
   private static String ownerToken() {
     ThreadLocalRandom random = ThreadLocalRandom.current();
