@@ -2,6 +2,8 @@ package io.breakwater.internal.idempotency;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.Retryability;
@@ -43,11 +45,19 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
   private final IdempotencyKey key;
   private final IdempotencyPolicy policy;
   private final JavaType resultType;
+  private final ObjectReader reader;
+  private final ObjectWriter writer;
 
+  /**
+   * Resolves the result type's Jackson reader and writer here, at assembly: Jackson builds them under a lock the
+   * first time, and that must not happen on a non-blocking thread in the middle of a call.
+   */
   public IdempotentOperator(IdempotencyKey key, IdempotencyPolicy policy, JavaType resultType) {
     this.key = key;
     this.policy = policy;
     this.resultType = resultType;
+    this.reader = policy.objectMapper().readerFor(resultType);
+    this.writer = policy.objectMapper().writerFor(resultType);
   }
 
   @Override
@@ -134,7 +144,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         return Mono.error(new CachedFailureException(key.value(), outcome.failureKind(), outcome.failureMessage()));
       }
       try {
-        T value = policy.objectMapper().readValue(outcome.resultJson(), resultType);
+        T value = reader.readValue(outcome.resultJson());
         return Mono.justOrEmpty(value);
       } catch (JsonProcessingException e) {
         return Mono.error(new IllegalStateException("The stored result of idempotency key '" + key.value()
@@ -163,7 +173,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     private Mono<T> completeWith(Optional<T> value) {
       String json;
       try {
-        json = policy.objectMapper().writeValueAsString(value.orElse(null));
+        json = writer.writeValueAsString(value.orElse(null));
       } catch (JsonProcessingException e) {
         return failWith(new IllegalStateException("The result of idempotency key '" + key.value()
             + "' cannot be written as JSON: " + e.getOriginalMessage(), e));

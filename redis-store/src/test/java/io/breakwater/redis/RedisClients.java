@@ -1,0 +1,47 @@
+package io.breakwater.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.RedissonReactiveClient;
+import org.redisson.config.Config;
+
+/** Redisson clients for tests: short timeouts, so faults show up quickly. */
+final class RedisClients implements AutoCloseable {
+
+  private final List<RedissonClient> clients = new ArrayList<>();
+
+  RedissonReactiveClient standalone(String address) {
+    Config config = new Config();
+    config.useSingleServer()
+        .setAddress(address)
+        .setConnectionMinimumIdleSize(2)
+        .setConnectionPoolSize(16)
+        .setTimeout(1000)
+        .setRetryAttempts(1);
+    return add(config);
+  }
+
+  RedissonReactiveClient cluster(String... addresses) {
+    Config config = new Config();
+    config.useClusterServers()
+        .addNodeAddress(addresses)
+        .setMasterConnectionMinimumIdleSize(2)
+        .setMasterConnectionPoolSize(16)
+        .setTimeout(1000)
+        .setRetryAttempts(1);
+    return add(config);
+  }
+
+  private RedissonReactiveClient add(Config config) {
+    RedissonClient client = Redisson.create(config);
+    clients.add(client);
+    return client.reactive();
+  }
+
+  @Override
+  public void close() {
+    clients.forEach(RedissonClient::shutdown);
+  }
+}

@@ -1,0 +1,162 @@
+package io.breakwater.redis;
+
+import static io.breakwater.Breakwater.idempotentBy;
+import static io.breakwater.Breakwater.withDeadline;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyPolicy;
+
+import io.breakwater.idempotency.IdempotencyStore.Acquired;
+import io.breakwater.idempotency.IdempotencyStore.Busy;
+import io.breakwater.idempotency.IdempotencyStore.Done;
+import io.breakwater.idempotency.IdempotencyStore.Mismatch;
+import io.breakwater.idempotency.IdempotencyStore.Outcome;
+import io.breakwater.idempotency.StoreUnavailableException;
+import io.breakwater.redis.testing.RedisProcess;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonReactiveClient;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+class RedisIdempotencyStoreIT {
+
+  private RedisProcess redis;
+  private RedisClients clients;
+  private RedisIdempotencyStore store;
+
+  @BeforeEach
+  void start() {
+    redis = RedisProcess.start();
+    clients = new RedisClients();
+    store = RedisIdempotencyStore.create(clients.standalone(redis.address()));
+  }
+
+  @AfterEach
+  void stop() {
+    store.close();
+    clients.close();
+    redis.close();
+  }
+
+  @Test
+  void claimCompleteAndReplay() {
+    assertThat(store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
+    assertThat(store.claim("k", "fp", "owner-2", Duration.ofSeconds(30)).block()).isInstanceOf(Busy.class);
+    assertThat(store.claim("k", "other-fp", "owner-2", Duration.ofSeconds(30)).block())
+        .isEqualTo(new Mismatch("fp"));
+    assertThat(store.complete("k", "owner-2", Outcome.success("\"stolen\""), Duration.ofHours(1)).block())
+        .as("fenced: owner-2 never held the claim").isFalse();
+    assertThat(store.complete("k", "owner-1", Outcome.success("\"receipt\""), Duration.ofHours(1)).block()).isTrue();
+
+    assertThat(store.claim("k", "fp", "owner-3", Duration.ofSeconds(30)).block())
+        .isEqualTo(new Done(Outcome.success("\"receipt\"")));
+    long ttl = Long.parseLong(redis.command("PTTL", "bw:idem:{k}"));
+    assertThat(ttl).isBetween(Duration.ofMinutes(59).toMillis(), Duration.ofHours(1).toMillis());
+  }
+
+  @Test
+  void claimIsIdempotentForItsOwnerSoAResentScriptGetsItsOwnClaimBack() {
+    assertThat(store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
+    assertThat(store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
+  }
+
+  @Test
+  void failuresAreStoredByKindAndReleaseIsFenced() {
+    store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block();
+    assertThat(store.release("k", "owner-2").block()).isFalse();
+    assertThat(store.release("k", "owner-1").block()).isTrue();
+    assertThat(store.claim("k", "fp", "owner-2", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
+    store.complete("k", "owner-2", Outcome.failure(io.breakwater.failure.FailureKind.BUSINESS, "declined"),
+        Duration.ofMinutes(1)).block();
+
+    assertThat(store.claim("k", "fp", "owner-3", Duration.ofSeconds(30)).block())
+        .isEqualTo(new Done(Outcome.failure(io.breakwater.failure.FailureKind.BUSINESS, "declined")));
+  }
+
+  @Test
+  void expiredLeaseIsTakenOverAndReportedAsSuch() throws InterruptedException {
+    store.claim("k", "fp", "crashed", Duration.ofMillis(200)).block();
+    Thread.sleep(300);
+    assertThat(store.claim("k", "fp", "next", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(true));
+    assertThat(store.complete("k", "crashed", Outcome.success("1"), Duration.ofMinutes(1)).block())
+        .as("the crashed owner's late completion is fenced off").isFalse();
+  }
+
+  @Test
+  void hitTakesOneRoundTripAndMissTwo() {
+    IdempotencyPolicy policy = IdempotencyPolicy.of(store);
+    // The first use of each script costs an extra EVALSHA that Redis answers NOSCRIPT; count the steady state.
+    Mono.just("warm-up").transformDeferred(idempotentBy(IdempotencyKey.of("flights.search", Map.of("n", 0)),
+        policy, String.class)).block();
+    IdempotencyKey key = IdempotencyKey.of("flights.search", Map.of("from", "LHR", "to", "JFK"));
+    Mono<String> call = Mono.just("flights").transformDeferred(idempotentBy(key, policy, String.class));
+
+    long before = scriptCalls();
+    assertThat(call.block()).isEqualTo("flights");
+    long afterMiss = scriptCalls();
+    assertThat(call.block()).isEqualTo("flights");
+    long afterHit = scriptCalls();
+
+    assertThat(afterMiss - before).as("round trips for a miss").isEqualTo(2);
+    assertThat(afterHit - afterMiss).as("round trips for a hit").isEqualTo(1);
+  }
+
+  @Test
+  void duplicatesWaitForTheOwnerAndAreToldOfItsCompletion() {
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(store).pollInterval(Duration.ofMinutes(1)).build();
+    IdempotencyKey key = IdempotencyKey.explicit("orders.place", "o-1", Map.of("sku", "A"));
+    AtomicInteger executions = new AtomicInteger();
+    Mono<Integer> call = Mono.delay(Duration.ofMillis(300)).map(x -> executions.incrementAndGet())
+        .transformDeferred(idempotentBy(key, policy, Integer.class));
+
+    StepVerifier.create(Mono.zip(call, call, call))
+        .assertNext(results -> assertThat(results.toList()).containsOnly(1))
+        .verifyComplete();
+    assertThat(executions).hasValue(1);
+  }
+
+  @Test
+  void pausedRedisNeverHoldsACallPastItsDeadlineAndWritesFailClosed() {
+    IdempotencyPolicy policy = IdempotencyPolicy.of(
+        RedisIdempotencyStore.builder(clients.standalone(redis.address())).operationTimeout(Duration.ofSeconds(30))
+            .build());
+    AtomicInteger executions = new AtomicInteger();
+    Mono<Integer> call = Mono.fromCallable(executions::incrementAndGet)
+        .transformDeferred(idempotentBy(IdempotencyKey.of("payments.charge", Map.of("order", 1)), policy,
+            Integer.class))
+        .transformDeferred(withDeadline(Duration.ofMillis(500)));
+
+    redis.pause();
+    try {
+      long start = System.nanoTime();
+      StepVerifier.create(call)
+          .expectErrorSatisfies(e -> assertThat(e).isInstanceOfAny(StoreUnavailableException.class,
+              io.breakwater.deadline.DeadlineExceededException.class))
+          .verify(Duration.ofSeconds(10));
+      Duration waited = Duration.ofNanos(System.nanoTime() - start);
+      assertThat(waited).as("bounded by the 500 ms deadline, not Redisson's timeouts").isLessThan(Duration.ofSeconds(2));
+    } finally {
+      redis.resume();
+    }
+    assertThat(executions).hasValue(0);
+  }
+
+  private long scriptCalls() {
+    String info = redis.command("INFO", "commandstats");
+    long total = 0;
+    Matcher m = Pattern.compile("cmdstat_(eval|evalsha):calls=(\\d+)").matcher(info);
+    while (m.find()) {
+      total += Long.parseLong(m.group(2));
+    }
+    return total;
+  }
+
+}
