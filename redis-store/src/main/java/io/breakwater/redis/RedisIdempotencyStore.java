@@ -169,17 +169,29 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   }
 
   /**
-   * Registers the waiter before looking at the record, so that a completion between the waiter's last claim and
-   * this call is never missed.
+   * Waiters of one key in this process share one registration. The first registers before looking at the record
+   * (one round trip), so that a completion between the waiters' last claim and this call is never missed; the ones
+   * that join while it is registered are woken with it, at no cost in round trips.
    */
   @Override
   public Mono<Void> changed(String key) {
     return Mono.defer(() -> {
-      Mono<Void> signal = waiters.computeIfAbsent(key, k -> Sinks.empty()).asMono();
-      return bounded(scripts.<String>eval(redisKey(key), RScript.Mode.READ_WRITE,
-              "return redis.call('HGET', KEYS[1], 'state') or ''", RScript.ReturnType.VALUE,
-              List.of(redisKey(key))))
-          .flatMap(state -> "F".equals(state) ? signal : Mono.empty());
+      boolean[] first = new boolean[1];
+      Sinks.Empty<Void> sink = waiters.computeIfAbsent(key, k -> {
+        first[0] = true;
+        return Sinks.empty();
+      });
+      if (first[0]) {
+        bounded(scripts.<String>eval(redisKey(key), RScript.Mode.READ_WRITE,
+                "return redis.call('HGET', KEYS[1], 'state') or ''", RScript.ReturnType.VALUE,
+                List.of(redisKey(key))))
+            .subscribe(state -> {
+              if (!"F".equals(state)) {
+                signal(key);
+              }
+            }, error -> signal(key));
+      }
+      return sink.asMono();
     });
   }
 

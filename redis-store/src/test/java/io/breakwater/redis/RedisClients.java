@@ -18,7 +18,7 @@ final class RedisClients implements AutoCloseable {
         .setAddress(address)
         .setConnectionMinimumIdleSize(2)
         .setConnectionPoolSize(16)
-        .setTimeout(1000)
+        .setTimeout(3000)
         .setRetryAttempts(1);
     return add(config);
   }
@@ -29,12 +29,14 @@ final class RedisClients implements AutoCloseable {
         .addNodeAddress(addresses)
         .setMasterConnectionMinimumIdleSize(2)
         .setMasterConnectionPoolSize(16)
-        .setTimeout(1000)
+        .setTimeout(3000)
         .setRetryAttempts(1);
     return add(config);
   }
 
   private RedissonReactiveClient add(Config config) {
+    // Several clients share 2 cores in these tests: a few threads each, not Redisson's defaults of 16 and 32.
+    config.setThreads(2).setNettyThreads(4);
     RedissonClient client = Redisson.create(config);
     clients.add(client);
     return client.reactive();
