@@ -181,6 +181,26 @@ class IdempotencyKeyTest {
         .hasMessageContaining("call args(..)");
   }
 
+  /** A bean that refers to itself through another: Jackson would recurse until the stack overflows. */
+  public static final class Node {
+    public String name;
+    public Node next;
+  }
+
+  @Test
+  void cyclicObjectsGetATypedErrorNotAStackOverflow() {
+    Node a = new Node();
+    Node b = new Node();
+    a.name = "a";
+    b.name = "b";
+    a.next = b;
+    b.next = a;
+
+    assertThatThrownBy(() -> IdempotencyKey.of("t", a))
+        .isInstanceOf(IdempotencyKeyException.class)
+        .hasMessageContaining("refer to themselves in a cycle");
+  }
+
   @Test
   void hugeExponentsStayShort() {
     String value = IdempotencyKey.of("t", Map.of("n", new BigDecimal("1e1000000"))).value();

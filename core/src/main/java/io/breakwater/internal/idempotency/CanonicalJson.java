@@ -1,11 +1,19 @@
 package io.breakwater.internal.idempotency;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.StreamWriteConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.breakwater.idempotency.IdempotencyKeyException;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -37,8 +45,20 @@ public final class CanonicalJson {
 
   private static final int MAX_PLAIN_DIGITS = 21;
 
-  private static final ObjectMapper MAPPER = JsonMapper.builder()
+  /**
+   * Jackson stops at this depth while serialising, so a cycle or a hostile structure ends in a typed error long
+   * before the stack could overflow.
+   */
+  private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+          .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+          .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+          .build())
       .addModule(new JavaTimeModule())
+      // Keep numbers exact through the round trip, and NaN a number, so that it is refused with a clear message.
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+      .disable(JsonWriteFeature.WRITE_NAN_AS_STRINGS)
+      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
       .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
       .build();
@@ -68,14 +88,24 @@ public final class CanonicalJson {
   public static String write(Object value, Rules rules) {
     JsonNode tree;
     try {
-      tree = value instanceof JsonNode node ? node : MAPPER.valueToTree(value);
-    } catch (IllegalArgumentException e) {
+      tree = value instanceof JsonNode node ? node : MAPPER.readTree(MAPPER.writeValueAsBytes(value));
+    } catch (StreamConstraintsException e) {
+      throw tooDeep(e);
+    } catch (IOException | IllegalArgumentException e) {
+      if (e.getCause() instanceof StreamConstraintsException tooDeep) {
+        throw tooDeep(tooDeep);
+      }
       throw new IdempotencyKeyException("Key arguments cannot be turned into JSON: " + rootMessage(e)
           + ". Pass a Map, a record or a JSON-serialisable bean without cycles", e);
     }
     StringBuilder out = new StringBuilder(128);
     write(tree, "", "", rules, out, 0);
     return out.toString();
+  }
+
+  private static IdempotencyKeyException tooDeep(Throwable cause) {
+    return new IdempotencyKeyException("Key arguments are nested deeper than " + MAX_DEPTH + " levels, or refer to "
+        + "themselves in a cycle: key on the fields that identify the request, not on the whole structure", cause);
   }
 
   /** Lower-case hexadecimal SHA-256 of the UTF-8 bytes of {@code text}. */
@@ -96,8 +126,7 @@ public final class CanonicalJson {
 
   private static void write(JsonNode node, String path, String name, Rules rules, StringBuilder out, int depth) {
     if (depth > MAX_DEPTH) {
-      throw new IdempotencyKeyException("Key arguments are nested deeper than " + MAX_DEPTH
-          + " levels: key on the fields that identify the request, not on the whole structure");
+      throw tooDeep(null);
     }
     Long bucket = rules.bucketFor(path, name);
     if (bucket != null && !node.isContainerNode() && !node.isNull()) {
