@@ -69,6 +69,8 @@ public final class RetryPolicy {
   private final Duration retryAfterCap;
   private final Duration minAttemptTime;
   private final RetryBudget budget;
+  /** Whether the budget was given rather than the name's default, so that {@link #toBuilder()} keeps it. */
+  private final boolean budgetGiven;
   private final FailureClassifier classifier;
   private final Supplier<Scheduler> scheduler;
   private final Supplier<? extends RandomGenerator> random;
@@ -83,6 +85,7 @@ public final class RetryPolicy {
     this.retryAfterCap = b.retryAfterCap;
     this.minAttemptTime = b.minAttemptTime;
     this.budget = b.budget != null ? b.budget : DefaultRetryBudgets.forName(b.name);
+    this.budgetGiven = b.budget != null;
     this.classifier = b.classifier;
     this.scheduler = b.scheduler;
     this.random = b.random;
@@ -108,7 +111,7 @@ public final class RetryPolicy {
     b.rateLimitedBase = rateLimitedBase;
     b.retryAfterCap = retryAfterCap;
     b.minAttemptTime = minAttemptTime;
-    b.budget = budget;
+    b.budget = budgetGiven ? budget : null;
     b.classifier = classifier;
     b.scheduler = scheduler;
     b.random = random;

@@ -180,4 +180,15 @@ class RetryBudgetsTest {
     assertThat(registry.get("breakwater.retry.budget.level").tag("dependency", "flights").gauge().value())
         .isZero();
   }
+
+  @Test
+  void policiesOfOneDependencyShareItsDefaultBudget() {
+    RetryPolicy a = RetryPolicy.builder().name("hotels").build();
+    RetryPolicy b = RetryPolicy.builder().name("hotels").maxRetries(1).build();
+    RetryPolicy other = a.toBuilder().name("cars").build();
+    RetryBudget explicit = RetryBudget.unlimited();
+    assertThat(b.budget()).isSameAs(a.budget());
+    assertThat(other.budget()).as("renaming picks the new name's budget").isNotSameAs(a.budget());
+    assertThat(a.toBuilder().budget(explicit).build().toBuilder().name("x").build().budget()).isSameAs(explicit);
+  }
 }
