@@ -5,7 +5,12 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * One failed attempt, as listed by {@link RetryExhaustedException#attempts()}.
+ * One failed attempt, as listed by {@link RetryExhaustedException#attempts()}. Immutable.
+ *
+ * <pre>{@code
+ * e.attempts().forEach(a -> log.warn("attempt {} failed with {} after waiting {}", a.number(), a.kind(),
+ *     a.delayBefore()));
+ * }</pre>
  *
  * @param number the attempt's number, 1 for the first call
  * @param kind how its failure was classified

@@ -3,6 +3,12 @@ package io.breakwater.retry;
 /**
  * Why {@code retryWithBudget} made no further retry, as reported by {@link RetryExhaustedException#reason()} and
  * tagged on the {@code breakwater.retry.rejections} meter ({@link #tag()}).
+ *
+ * <pre>{@code
+ * call.transformDeferred(retryWithBudget(policy))
+ *     .onErrorResume(RetryExhaustedException.class, e -> e.reason() == RetryStopReason.DEADLINE
+ *         ? Mono.just(cachedAnswer) : Mono.error(e));
+ * }</pre>
  */
 public enum RetryStopReason {
   /** The policy's {@code maxRetries} were used up. */
