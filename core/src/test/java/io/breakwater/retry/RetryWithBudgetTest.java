@@ -262,6 +262,26 @@ class RetryWithBudgetTest {
   }
 
   @Test
+  void eachAttemptGetsItsOwnCallBudgetAndTheLastStopsBeforeTheDeadline() {
+    // 10 s task, per-call 0.6 × remaining, 100 ms backoff: attempts at 0, 6.1, 8.54 and 9.516 s time out at 6,
+    // 8.44, 9.416 and 9.8064 s; then 193.6 ms are left, less than the 100 ms delay + 100 ms minimum attempt.
+    StepVerifier.withVirtualTime(() -> Mono.never()
+            .transformDeferred(io.breakwater.Breakwater.perCallTimeout())
+            .transformDeferred(retryWithBudget(fixedPolicy().maxRetries(10).build()))
+            .transformDeferred(withDeadline(Duration.ofSeconds(10))))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(10))
+        .expectErrorSatisfies(e -> {
+          RetryExhaustedException x = (RetryExhaustedException) e;
+          assertThat(x.reason()).isEqualTo(RetryStopReason.DEADLINE);
+          assertThat(x.attempts()).extracting(RetryAttempt::kind).containsOnly(FailureKind.TIMEOUT).hasSize(4);
+          assertThat(x.attempts()).extracting(a -> a.failedAt().toEpochMilli())
+              .containsExactly(6_000L, 8_440L, 9_416L, 9_806L);
+        })
+        .verify(VERIFY);
+  }
+
+  @Test
   void shouldRetryFalseForbidsARetry() {
     Calls calls = new Calls(status(503, "x-should-retry", "false"));
     StepVerifier.withVirtualTime(() -> calls.mono().transformDeferred(retryWithBudget(fixedPolicy().build())))
