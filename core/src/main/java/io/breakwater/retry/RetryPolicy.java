@@ -2,6 +2,7 @@ package io.breakwater.retry;
 
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.retry.DefaultRetryBudgets;
+import io.breakwater.internal.retry.RetryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
@@ -90,6 +91,7 @@ public final class RetryPolicy {
     this.scheduler = b.scheduler;
     this.random = b.random;
     this.meterRegistry = b.meterRegistry;
+    RetryMetrics.registerBudgetGauge(name, budget, meterRegistry);
   }
 
   /** The default policy: every setting at its default. */

@@ -10,9 +10,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The retry meters of one dependency. Counters are looked up when a failure happens (never on the success path);
- * the budget gauge is registered once, when the operator is made.
+ * the budget gauge is registered when the policy is built, so that making an operator (often once per call) costs
+ * nothing.
  */
-final class RetryMetrics {
+public final class RetryMetrics {
 
   static final String RETRIES = "breakwater.retry.retries";
   static final String REJECTIONS = "breakwater.retry.rejections";
@@ -24,7 +25,11 @@ final class RetryMetrics {
   RetryMetrics(RetryPolicy policy) {
     this.registry = policy.meterRegistry();
     this.dependency = policy.name();
-    Gauge.builder(BUDGET_LEVEL, policy.budget(), RetryBudget::level)
+  }
+
+  /** Registers the gauge of the budget's level (the first budget registered under a name is the one reported). */
+  public static void registerBudgetGauge(String dependency, RetryBudget budget, MeterRegistry registry) {
+    Gauge.builder(BUDGET_LEVEL, budget, RetryBudget::level)
         .tag("dependency", dependency)
         .description("Retry tokens the dependency's budget holds")
         .strongReference(true)

@@ -81,8 +81,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
   @Override
   public void onError(Throwable t) {
     if (cancelled) {
-      Operators.onErrorDropped(t, context);
-      return;
+      return;   // the subscriber left; an attempt it cancelled is not a failure to report
     }
     if (emitted) {
       actual.onError(t);

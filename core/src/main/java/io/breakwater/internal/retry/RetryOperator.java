@@ -3,7 +3,6 @@ package io.breakwater.internal.retry;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.internal.ContextKeys;
-import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.retry.StreamResume;
 import io.breakwater.retry.TaskRetryBudget;
@@ -23,17 +22,13 @@ import reactor.util.retry.Retry;
 /**
  * {@code retryWithBudget}: a {@code Mono} gets a hand-written subscriber that costs one object on the success path;
  * a {@code Flux} goes through Reactor's {@code retryWhen} (which does the demand accounting across attempts), with
- * the same decisions. The function is stateless and can be shared; each subscription gets its own state.
+ * the same decisions. The function is stateless and can be shared; each subscription gets its own state. Making
+ * one costs two small objects (pipelines are often assembled per call), registering nothing.
  */
 public final class RetryOperator<T> implements Function<Publisher<T>, Publisher<T>> {
 
   final RetryPolicy policy;
   final RetryMetrics metrics;
-  final Backoff timeoutBackoff;
-  final Backoff rateLimitedBackoff;
-  final long rateLimitedBaseNanos;
-  final long retryAfterCapNanos;
-  final long minAttemptNanos;
   @Nullable
   private final StreamResume<T> resume;
 
@@ -41,13 +36,6 @@ public final class RetryOperator<T> implements Function<Publisher<T>, Publisher<
     this.policy = policy;
     this.resume = resume;
     this.metrics = new RetryMetrics(policy);
-    this.timeoutBackoff = policy.timeoutBase().isZero() ? policy.backoff()
-        : policy.backoff().withBase(policy.timeoutBase());
-    this.rateLimitedBackoff = policy.rateLimitedBase().isZero() ? policy.backoff()
-        : policy.backoff().withBase(policy.rateLimitedBase());
-    this.rateLimitedBaseNanos = policy.rateLimitedBase().toNanos();
-    this.retryAfterCapNanos = policy.retryAfterCap().toNanos();
-    this.minAttemptNanos = policy.minAttemptTime().toNanos();
   }
 
   @Override

@@ -4,8 +4,10 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.failure.Retryability;
+import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryAttempt;
 import io.breakwater.retry.RetryExhaustedException;
+import io.breakwater.retry.RetryPolicy;
 import io.breakwater.retry.RetryStopReason;
 import io.breakwater.retry.TaskRetryBudget;
 import java.time.Duration;
@@ -26,6 +28,7 @@ import reactor.util.annotation.Nullable;
 final class RetryState {
 
   private final RetryOperator<?> operator;
+  private final RetryPolicy policy;
   @Nullable
   private final Deadline deadline;
   @Nullable
@@ -41,6 +44,7 @@ final class RetryState {
   RetryState(RetryOperator<?> operator, @Nullable Deadline deadline, @Nullable TaskRetryBudget task,
       Scheduler scheduler) {
     this.operator = operator;
+    this.policy = operator.policy;
     this.deadline = deadline;
     this.task = task;
     this.scheduler = scheduler;
@@ -57,7 +61,7 @@ final class RetryState {
     if (failure instanceof RetryExhaustedException) {
       return Mono.error(failure);   // an inner retry already spent what this failure deserved
     }
-    FailureKind kind = operator.policy.classifier().classify(failure);
+    FailureKind kind = policy.classifier().classify(failure);
     long nowMillis = scheduler.now(TimeUnit.MILLISECONDS);
     attempts.add(new RetryAttempt(attempts.size() + 1, kind, Duration.ofNanos(delayBeforeAttemptNanos),
         Instant.ofEpochMilli(nowMillis), failure));
@@ -75,14 +79,15 @@ final class RetryState {
     if (stop == null && emitted && !resumable) {
       stop = RetryStopReason.ALREADY_EMITTED;
     }
-    if (stop == null && retries >= operator.policy.maxRetries()) {
+    if (stop == null && retries >= policy.maxRetries()) {
       stop = RetryStopReason.MAX_RETRIES;
     }
     long delay = 0L;
     if (stop == null) {
       long hinted = http == null ? RetryAfter.NONE : RetryAfter.delayNanos(http, nowMillis);
-      delay = hinted != RetryAfter.NONE ? Math.min(hinted, operator.retryAfterCapNanos) : backoffNanos(kind);
-      if (deadline != null && delay + operator.minAttemptNanos > deadline.remainingNanos()) {
+      long cap = policy.retryAfterCap().toNanos();
+      delay = hinted != RetryAfter.NONE ? Math.min(hinted, cap) : backoffNanos(kind);
+      if (deadline != null && delay + policy.minAttemptTime().toNanos() > deadline.remainingNanos()) {
         stop = hinted != RetryAfter.NONE ? RetryStopReason.RETRY_AFTER_BEYOND_DEADLINE : RetryStopReason.DEADLINE;
       }
     }
@@ -93,7 +98,7 @@ final class RetryState {
       return Mono.error(stop(stop, failure));
     }
     long granted = delay;
-    return operator.policy.budget().tryAcquire(nowMillis)
+    return policy.budget().tryAcquire(nowMillis)
         .onErrorReturn(Boolean.FALSE)
         .defaultIfEmpty(Boolean.FALSE)
         .flatMap(ok -> {
@@ -115,16 +120,19 @@ final class RetryState {
 
   private long backoffNanos(FailureKind kind) {
     if (random == null) {
-      random = operator.policy.random().get();
+      random = policy.random().get();
     }
+    Backoff backoff = policy.backoff();
     if (kind == FailureKind.RATE_LIMITED) {
-      long jittered = operator.rateLimitedBackoff.delayNanos(retries, delayBeforeAttemptNanos, random);
-      return Math.min(operator.retryAfterCapNanos, operator.rateLimitedBaseNanos + jittered);
+      Duration base = policy.rateLimitedBase();
+      long jittered = (base.isZero() ? backoff : backoff.withBase(base))
+          .delayNanos(retries, delayBeforeAttemptNanos, random);
+      return Math.min(policy.retryAfterCap().toNanos(), base.toNanos() + jittered);
     }
-    if (kind == FailureKind.TIMEOUT) {
-      return operator.timeoutBackoff.delayNanos(retries, delayBeforeAttemptNanos, random);
+    if (kind == FailureKind.TIMEOUT && !policy.timeoutBase().isZero()) {
+      backoff = backoff.withBase(policy.timeoutBase());
     }
-    return operator.policy.backoff().delayNanos(retries, delayBeforeAttemptNanos, random);
+    return backoff.delayNanos(retries, delayBeforeAttemptNanos, random);
   }
 
   private Throwable stop(RetryStopReason reason, Throwable failure) {
@@ -132,6 +140,6 @@ final class RetryState {
     if (reason == RetryStopReason.NON_RETRYABLE && retries == 0) {
       return failure;   // the caller sees its own error: nothing was retried
     }
-    return new RetryExhaustedException(operator.policy.name(), reason, attempts);
+    return new RetryExhaustedException(policy.name(), reason, attempts);
   }
 }
