@@ -353,6 +353,22 @@ class RetryWithBudgetTest {
   }
 
   @Test
+  void anInnerExhaustionWrappedByUserCodeIsStillPassedThrough() {
+    Calls bottom = Calls.failing(status(503));
+    RetryPolicy layer = fixedPolicy().build();
+    StepVerifier.withVirtualTime(() -> bottom.mono()
+            .transformDeferred(retryWithBudget(layer))
+            .onErrorMap(e -> new IllegalStateException("tool failed", e))
+            .transformDeferred(retryWithBudget(layer)))
+        .expectSubscription()
+        .thenAwait(Duration.ofMinutes(1))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalStateException.class)
+            .hasCauseInstanceOf(RetryExhaustedException.class))
+        .verify(VERIFY);
+    assertThat(bottom.count).hasValue(4);
+  }
+
+  @Test
   void successMakesNoTimerAndNoRetry() {
     io.breakwater.testing.TaskCountingScheduler counting =
         new io.breakwater.testing.TaskCountingScheduler(reactor.test.scheduler.VirtualTimeScheduler.create());

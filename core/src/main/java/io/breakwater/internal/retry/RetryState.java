@@ -58,7 +58,7 @@ final class RetryState {
    * @param resumable whether a stream that delivered items may be resumed
    */
   Mono<Long> next(Throwable failure, boolean emitted, boolean resumable) {
-    if (failure instanceof RetryExhaustedException) {
+    if (spentByAnInnerRetry(failure)) {
       return Mono.error(failure);   // an inner retry already spent what this failure deserved
     }
     FailureKind kind = policy.classifier().classify(failure);
@@ -116,6 +116,19 @@ final class RetryState {
           operator.metrics.retried(kind);
           return Mono.delay(Duration.ofNanos(granted), scheduler);
         });
+  }
+
+  /** Whether {@code failure} is, or wraps (a few causes deep), an inner retry's {@link RetryExhaustedException}. */
+  private static boolean spentByAnInnerRetry(Throwable failure) {
+    Throwable current = failure;
+    for (int depth = 0; current != null && depth < 8; depth++) {
+      if (current instanceof RetryExhaustedException) {
+        return true;
+      }
+      Throwable cause = current.getCause();
+      current = cause == current ? null : cause;
+    }
+    return false;
   }
 
   private long backoffNanos(FailureKind kind) {
