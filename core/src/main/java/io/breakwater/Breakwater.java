@@ -13,6 +13,12 @@ import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.retry.RetryOperator;
+import io.breakwater.retry.Backoff;
+import io.breakwater.retry.RetryExhaustedException;
+import io.breakwater.retry.RetryPolicy;
+import io.breakwater.retry.StreamResume;
+import io.breakwater.retry.TaskRetryBudget;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
@@ -147,5 +153,79 @@ public final class Breakwater {
   public static <T> Function<Mono<T>, Mono<T>> idempotentBy(IdempotencyKey key, IdempotencyPolicy policy,
       TypeReference<T> resultType) {
     return new IdempotentOperator<>(key, policy, policy.objectMapper().constructType(resultType));
+  }
+
+  /**
+   * Retries failed calls with {@code backoff} and every other setting of {@link RetryPolicy} at its default (at most
+   * 3 retries, dependency {@code "default"}).
+   *
+   * @see #retryWithBudget(RetryPolicy)
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> retryWithBudget(Backoff backoff) {
+    return retryWithBudget(RetryPolicy.builder().backoff(backoff).build());
+  }
+
+  /**
+   * Retries failed calls, classified by the policy's {@code FailureClassifier}, within every budget in force:
+   *
+   * <pre>{@code
+   * Mono<Offers> offers = flights.search(query)
+   *     .transformDeferred(perCallTimeout())
+   *     .transformDeferred(retryWithBudget(RetryPolicy.builder().name("flights").build()))
+   *     .transformDeferred(withDeadline(Duration.ofSeconds(20)));
+   * }</pre>
+   *
+   * <ul>
+   *   <li><b>Classified.</b> Retryable kinds (timeouts, connection errors, 408, 429, 5xx) are retried; a first
+   *       failure that is not retryable reaches the subscriber unchanged, after exactly one attempt; an unknown
+   *       kind is retried once. Rate limits wait longer (at least 5 s) and honour {@code Retry-After} and
+   *       {@code retry-after-ms} (up to 60 s); {@code x-should-retry: false} forbids a retry.</li>
+   *   <li><b>Budgeted.</b> The policy's {@code maxRetries}, the task's {@link #withRetryBudget(int)} and the
+   *       dependency's {@link io.breakwater.retry.RetryBudget} must all allow a retry.</li>
+   *   <li><b>Deadline-aware.</b> No sleep passes the deadline in force, and no attempt starts with less than the
+   *       policy's {@code minAttemptTime} left: the subscriber gets the last real error at once instead.</li>
+   *   <li><b>Never multiplies.</b> When it gives up it signals {@link RetryExhaustedException} (with every attempt
+   *       and the reason), which outer {@code retryWithBudget} operators pass through without retrying.</li>
+   *   <li><b>Streams.</b> A {@code Flux} is retried only while it has emitted nothing; see
+   *       {@link #retryWithBudget(RetryPolicy, StreamResume)} to resume one.</li>
+   *   <li><b>Side effects.</b> A call declared {@code NON_IDEMPOTENT_WRITE} outside {@code idempotentBy} fails at
+   *       subscription with {@link io.breakwater.retry.UnsafeRetryException}; no call is made.</li>
+   *   <li><b>Time</b> comes from the deadline's scheduler when one is in force, else from the policy's, resolved at
+   *       subscription. Cancellation during a backoff disposes its timer.</li>
+   * </ul>
+   *
+   * On a {@code Mono} the success path allocates one small subscriber and no timer.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> retryWithBudget(RetryPolicy policy) {
+    return new RetryOperator<>(Objects.requireNonNull(policy, "policy"), null);
+  }
+
+  /**
+   * Like {@link #retryWithBudget(RetryPolicy)}, and a {@code Flux} that already emitted items is retried too: it is
+   * subscribed again with the last delivered position in its Context ({@link StreamResume#lastDelivered}), and
+   * items already delivered are dropped.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> retryWithBudget(RetryPolicy policy, StreamResume<T> resume) {
+    return new RetryOperator<>(Objects.requireNonNull(policy, "policy"), Objects.requireNonNull(resume, "resume"));
+  }
+
+  /**
+   * Allows at most {@code retries} retries for everything upstream together (e.g. one agent task), shared by every
+   * {@code retryWithBudget} inside it. Nested budgets only tighten: a retry takes from each budget in force. The
+   * count starts at each subscription.
+   *
+   * <pre>{@code
+   * task.transformDeferred(withRetryBudget(5));
+   * }</pre>
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> withRetryBudget(int retries) {
+    if (retries < 0) {
+      throw new IllegalArgumentException("withRetryBudget(" + retries + "): give zero or more retries");
+    }
+    Function<Context, Context> budget = ctx -> ctx.put(ContextKeys.TASK_RETRY_BUDGET,
+        new TaskRetryBudget(retries, ctx.getOrDefault(ContextKeys.TASK_RETRY_BUDGET, null)));
+    return source -> source instanceof Mono<T> mono
+        ? mono.contextWrite(budget)
+        : Flux.from(source).contextWrite(budget);
   }
 }

@@ -20,6 +20,12 @@ public final class ContextKeys {
    */
   public static final Object IDEMPOTENCY_KEY = new Key("breakwater.idempotencyKey");
 
+  /** The {@link io.breakwater.retry.TaskRetryBudget} shared by every retry of the task. */
+  public static final Object TASK_RETRY_BUDGET = new Key("breakwater.taskRetryBudget");
+
+  /** The position a resumed stream should continue after (see {@link io.breakwater.retry.StreamResume}). */
+  public static final Object RESUME_POSITION = new Key("breakwater.resumePosition");
+
   private record Key(String name) {
     @Override
     public String toString() {

@@ -1,0 +1,48 @@
+package io.breakwater.internal.retry;
+
+import io.breakwater.failure.FailureKind;
+import io.breakwater.retry.RetryBudget;
+import io.breakwater.retry.RetryPolicy;
+import io.breakwater.retry.RetryStopReason;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * The retry meters of one dependency. Counters are looked up when a failure happens (never on the success path);
+ * the budget gauge is registered when the policy is built, so that making an operator (often once per call) costs
+ * nothing.
+ */
+public final class RetryMetrics {
+
+  static final String RETRIES = "breakwater.retry.retries";
+  static final String REJECTIONS = "breakwater.retry.rejections";
+  static final String BUDGET_LEVEL = "breakwater.retry.budget.level";
+
+  private final MeterRegistry registry;
+  private final String dependency;
+
+  RetryMetrics(RetryPolicy policy) {
+    this.registry = policy.meterRegistry();
+    this.dependency = policy.name();
+  }
+
+  /** Registers the gauge of the budget's level (the first budget registered under a name is the one reported). */
+  public static void registerBudgetGauge(String dependency, RetryBudget budget, MeterRegistry registry) {
+    Gauge.builder(BUDGET_LEVEL, budget, RetryBudget::level)
+        .tag("dependency", dependency)
+        .description("Retry tokens the dependency's budget holds")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  void retried(FailureKind kind) {
+    Counter.builder(RETRIES).tag("dependency", dependency).tag("reason", kind.tag())
+        .description("Retries made, by the failure kind that caused them").register(registry).increment();
+  }
+
+  void rejected(RetryStopReason reason) {
+    Counter.builder(REJECTIONS).tag("dependency", dependency).tag("reason", reason.tag())
+        .description("Failures not retried, by why no retry was made").register(registry).increment();
+  }
+}

@@ -1,0 +1,180 @@
+package io.breakwater.internal.retry;
+
+import io.breakwater.deadline.Deadline;
+import io.breakwater.internal.ContextKeys;
+import io.breakwater.retry.TaskRetryBudget;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Scannable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.annotation.Nullable;
+import reactor.util.context.Context;
+
+/**
+ * Retries a {@code Mono}. On the success path it is the only object allocated: it relays the item and completion,
+ * and touches no timer, no list and no Reactor retry machinery. On a failure it asks a {@link RetryState}, made
+ * then, for a {@code Mono} that either emits when the next attempt may start (it then subscribes to the source
+ * again, from the timer's thread) or fails with the error to give the subscriber.
+ *
+ * <p>Demand: a {@code Mono} needs only to know that the subscriber asked for something, so each attempt is
+ * requested {@code Long.MAX_VALUE} once downstream has requested. The request flag and the current upstream are
+ * both volatile, so a request racing with a new attempt reaches at least one of them (perhaps both: a repeated
+ * request is harmless).
+ */
+final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, Scannable {
+
+  private final CoreSubscriber<? super T> actual;
+  private final Mono<T> source;
+  private final RetryOperator<T> operator;
+  private final Context context;
+  @Nullable
+  private final Deadline deadline;
+  @Nullable
+  private final TaskRetryBudget task;
+  private final Scheduler scheduler;
+
+  private volatile Subscription upstream;
+  private volatile boolean requested;
+  private volatile boolean cancelled;
+  private volatile Subscription waiting;
+  private boolean emitted;
+  private RetryState state;
+
+  RetryMonoSubscriber(CoreSubscriber<? super T> actual, Mono<T> source, RetryOperator<T> operator) {
+    this.actual = actual;
+    this.source = source;
+    this.operator = operator;
+    this.context = actual.currentContext();
+    this.deadline = context.getOrDefault(ContextKeys.DEADLINE, null);
+    this.task = context.getOrDefault(ContextKeys.TASK_RETRY_BUDGET, null);
+    this.scheduler = operator.schedulerFor(deadline);
+  }
+
+  @Override
+  public Context currentContext() {
+    return context;
+  }
+
+  @Override
+  public void onSubscribe(Subscription s) {
+    upstream = s;
+    if (cancelled) {
+      s.cancel();
+    } else if (requested) {
+      s.request(Long.MAX_VALUE);
+    }
+  }
+
+  @Override
+  public void onNext(T t) {
+    emitted = true;
+    actual.onNext(t);
+  }
+
+  @Override
+  public void onComplete() {
+    actual.onComplete();
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    if (cancelled) {
+      return;   // the subscriber left; an attempt it cancelled is not a failure to report
+    }
+    if (emitted) {
+      actual.onError(t);
+      return;
+    }
+    if (state == null) {
+      state = operator.newState(deadline, task, scheduler);
+    }
+    state.next(t, false, false).subscribe(new Wait());
+  }
+
+  @Override
+  public void request(long n) {
+    if (Operators.validate(n)) {
+      requested = true;
+      Subscription s = upstream;
+      if (s != null) {
+        s.request(n);
+      }
+    }
+  }
+
+  @Override
+  public void cancel() {
+    cancelled = true;
+    Subscription w = waiting;
+    if (w != null) {
+      w.cancel();
+    }
+    Subscription s = upstream;
+    if (s != null) {
+      s.cancel();
+    }
+  }
+
+  @Override
+  @Nullable
+  public Object scanUnsafe(Attr key) {
+    if (key == Attr.PARENT) {
+      return upstream;
+    }
+    if (key == Attr.ACTUAL) {
+      return actual;
+    }
+    if (key == Attr.CANCELLED) {
+      return cancelled;
+    }
+    if (key == Attr.RUN_STYLE) {
+      return Attr.RunStyle.SYNC;
+    }
+    if (key == Attr.NAME) {
+      return "retryWithBudget(" + operator.policy.name() + ")";
+    }
+    return null;
+  }
+
+  /** Waits for the decision about a failure: a delay that ends in the next attempt, or the final error. */
+  private final class Wait implements CoreSubscriber<Long> {
+
+    @Override
+    public Context currentContext() {
+      return context;
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+      waiting = s;
+      if (cancelled) {
+        s.cancel();
+      } else {
+        s.request(Long.MAX_VALUE);
+      }
+    }
+
+    @Override
+    public void onNext(Long tick) {
+      // the delay is over; the attempt starts on completion
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      waiting = null;
+      if (!cancelled) {
+        actual.onError(t);
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      waiting = null;
+      if (!cancelled) {
+        source.subscribe(RetryMonoSubscriber.this);
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package io.breakwater.retry;
+
+import io.breakwater.BreakwaterException;
+import io.breakwater.failure.FailureKind;
+import java.util.List;
+
+/**
+ * Signalled when {@code retryWithBudget} stops retrying after at least one retry, or when a rule (max retries, a
+ * budget, the deadline, {@code Retry-After}, {@code x-should-retry}) forbade a retry of a retryable failure. A first
+ * failure that is not retryable reaches the subscriber unchanged instead.
+ *
+ * <p>Its cause is the last real error, its {@link #failureKind()} that error's kind, {@link #reason()} says why no
+ * further retry was made and {@link #attempts()} lists every attempt, for logs and for feedback to a model:
+ *
+ * <pre>{@code
+ * call.transformDeferred(retryWithBudget(policy))
+ *     .onErrorResume(RetryExhaustedException.class, e ->
+ *         Mono.just("gave up after " + e.attempts().size() + " attempts: " + e.reason()));
+ * }</pre>
+ *
+ * <p>An outer {@code retryWithBudget} passes it through without retrying: the inner one already spent the retries
+ * this failure deserved, so nested layers never multiply attempts.
+ */
+public final class RetryExhaustedException extends RuntimeException implements BreakwaterException {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String source;
+  private final FailureKind failureKind;
+  private final RetryStopReason reason;
+  private final transient List<RetryAttempt> attempts;
+
+  /**
+   * @param source the name of the retry policy
+   * @param reason why no further retry was made
+   * @param attempts every attempt, in order; the last one's error becomes the cause
+   */
+  public RetryExhaustedException(String source, RetryStopReason reason, List<RetryAttempt> attempts) {
+    super(message(source, reason, attempts), attempts.isEmpty() ? null : attempts.get(attempts.size() - 1).error());
+    if (attempts.isEmpty()) {
+      throw new IllegalArgumentException("attempts is empty: a retry can only be exhausted after an attempt");
+    }
+    this.source = source;
+    this.reason = reason;
+    this.attempts = List.copyOf(attempts);
+    this.failureKind = attempts.get(attempts.size() - 1).kind();
+  }
+
+  private static String message(String source, RetryStopReason reason, List<RetryAttempt> attempts) {
+    StringBuilder b = new StringBuilder("Gave up on '").append(source).append("' after ").append(attempts.size())
+        .append(attempts.size() == 1 ? " attempt: " : " attempts: ").append(reason.describe());
+    for (RetryAttempt a : attempts) {
+      b.append("\n  ").append(a);
+    }
+    return b.toString();
+  }
+
+  /** The name of the retry policy that gave up. */
+  @Override
+  public String source() {
+    return source;
+  }
+
+  /** The kind of the last real error. */
+  @Override
+  public FailureKind failureKind() {
+    return failureKind;
+  }
+
+  /** Why no further retry was made. */
+  public RetryStopReason reason() {
+    return reason;
+  }
+
+  /** Every attempt, in order: failure kind, delay before it, and when it failed. */
+  public List<RetryAttempt> attempts() {
+    return attempts;
+  }
+
+  /** No stack trace: the cause carries the one that matters. */
+  @Override
+  public synchronized Throwable fillInStackTrace() {
+    return this;
+  }
+}

@@ -1,0 +1,291 @@
+package io.breakwater.retry;
+
+import io.breakwater.failure.FailureClassifier;
+import io.breakwater.internal.retry.DefaultRetryBudgets;
+import io.breakwater.internal.retry.RetryMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * An immutable, validated description of how {@code retryWithBudget} retries calls to one dependency.
+ *
+ * <pre>{@code
+ * RetryPolicy flights = RetryPolicy.builder()
+ *     .name("flights")
+ *     .maxRetries(3)
+ *     .backoff(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(5)))
+ *     .build();
+ * Mono<Offers> offers = client.search(query).transformDeferred(retryWithBudget(flights));
+ * }</pre>
+ *
+ * <table>
+ *   <caption>Defaults</caption>
+ *   <tr><th>setting</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code name}</td><td>{@code "default"}</td><td>the dependency: names the default budget, the metrics'
+ *       {@code dependency} tag and {@link RetryExhaustedException#source()}</td></tr>
+ *   <tr><td>{@code maxRetries}</td><td>3</td><td>retries after the first attempt</td></tr>
+ *   <tr><td>{@code backoff}</td><td>{@code fullJitter(200 ms, 10 s)}</td><td>delay before each retry</td></tr>
+ *   <tr><td>{@code timeoutBase}</td><td>1 s</td><td>the backoff's base after a {@code TIMEOUT}
+ *       ({@code Duration.ZERO}: the backoff's own)</td></tr>
+ *   <tr><td>{@code rateLimitedBase}</td><td>5 s</td><td>after a {@code RATE_LIMITED} failure without
+ *       {@code Retry-After}, wait base + the backoff computed with this base (so at least 5 s)</td></tr>
+ *   <tr><td>{@code retryAfterCap}</td><td>60 s</td><td>the longest {@code Retry-After}/{@code retry-after-ms}
+ *       honoured (and longest rate-limited wait)</td></tr>
+ *   <tr><td>{@code minAttemptTime}</td><td>100 ms</td><td>no attempt starts with less time than this before the
+ *       deadline</td></tr>
+ *   <tr><td>{@code budget}</td><td>{@code RetryBudget.ratio(0.1, 10)}, one per name in the JVM</td><td>the
+ *       dependency's token bucket</td></tr>
+ *   <tr><td>{@code classifier}</td><td>{@link FailureClassifier#defaults()}</td><td>maps failures to kinds</td></tr>
+ *   <tr><td>{@code scheduler}</td><td>{@code Schedulers::parallel}</td><td>clock and timer for backoff sleeps
+ *       when no deadline is in force (with one, the deadline's scheduler), resolved at subscription</td></tr>
+ *   <tr><td>{@code random}</td><td>{@code ThreadLocalRandom::current}</td><td>jitter source; seed it in
+ *       tests</td></tr>
+ *   <tr><td>{@code meterRegistry}</td><td>{@code Metrics.globalRegistry}</td><td>where metrics go</td></tr>
+ * </table>
+ *
+ * <p>Immutable and thread-safe: build one per dependency and share it.
+ */
+public final class RetryPolicy {
+
+  public static final String DEFAULT_NAME = "default";
+  public static final int DEFAULT_MAX_RETRIES = 3;
+  public static final Backoff DEFAULT_BACKOFF = Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(10));
+  public static final Duration DEFAULT_TIMEOUT_BASE = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_RATE_LIMITED_BASE = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_RETRY_AFTER_CAP = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_MIN_ATTEMPT_TIME = Duration.ofMillis(100);
+
+  private final String name;
+  private final int maxRetries;
+  private final Backoff backoff;
+  private final Duration timeoutBase;
+  private final Duration rateLimitedBase;
+  private final Duration retryAfterCap;
+  private final Duration minAttemptTime;
+  private final RetryBudget budget;
+  /** Whether the budget was given rather than the name's default, so that {@link #toBuilder()} keeps it. */
+  private final boolean budgetGiven;
+  private final FailureClassifier classifier;
+  private final Supplier<Scheduler> scheduler;
+  private final Supplier<? extends RandomGenerator> random;
+  private final MeterRegistry meterRegistry;
+
+  private RetryPolicy(Builder b) {
+    this.name = b.name;
+    this.maxRetries = b.maxRetries;
+    this.backoff = b.backoff;
+    this.timeoutBase = b.timeoutBase;
+    this.rateLimitedBase = b.rateLimitedBase;
+    this.retryAfterCap = b.retryAfterCap;
+    this.minAttemptTime = b.minAttemptTime;
+    this.budget = b.budget != null ? b.budget : DefaultRetryBudgets.forName(b.name);
+    this.budgetGiven = b.budget != null;
+    this.classifier = b.classifier;
+    this.scheduler = b.scheduler;
+    this.random = b.random;
+    this.meterRegistry = b.meterRegistry;
+    RetryMetrics.registerBudgetGauge(name, budget, meterRegistry);
+  }
+
+  /** The default policy: every setting at its default. */
+  public static RetryPolicy ofDefaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder that starts from this policy's settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.name = name;
+    b.maxRetries = maxRetries;
+    b.backoff = backoff;
+    b.timeoutBase = timeoutBase;
+    b.rateLimitedBase = rateLimitedBase;
+    b.retryAfterCap = retryAfterCap;
+    b.minAttemptTime = minAttemptTime;
+    b.budget = budgetGiven ? budget : null;
+    b.classifier = classifier;
+    b.scheduler = scheduler;
+    b.random = random;
+    b.meterRegistry = meterRegistry;
+    return b;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public int maxRetries() {
+    return maxRetries;
+  }
+
+  public Backoff backoff() {
+    return backoff;
+  }
+
+  public Duration timeoutBase() {
+    return timeoutBase;
+  }
+
+  public Duration rateLimitedBase() {
+    return rateLimitedBase;
+  }
+
+  public Duration retryAfterCap() {
+    return retryAfterCap;
+  }
+
+  public Duration minAttemptTime() {
+    return minAttemptTime;
+  }
+
+  public RetryBudget budget() {
+    return budget;
+  }
+
+  public FailureClassifier classifier() {
+    return classifier;
+  }
+
+  /** The supplier of the scheduler; call it at subscription time, not at assembly time. */
+  public Supplier<Scheduler> scheduler() {
+    return scheduler;
+  }
+
+  public Supplier<? extends RandomGenerator> random() {
+    return random;
+  }
+
+  public MeterRegistry meterRegistry() {
+    return meterRegistry;
+  }
+
+  @Override
+  public String toString() {
+    return "RetryPolicy{" + name + ", maxRetries=" + maxRetries + ", backoff=" + backoff + ", budget=" + budget + "}";
+  }
+
+  /** Builds a {@link RetryPolicy}; {@link #build()} validates and says what to change. */
+  public static final class Builder {
+    private String name = DEFAULT_NAME;
+    private int maxRetries = DEFAULT_MAX_RETRIES;
+    private Backoff backoff = DEFAULT_BACKOFF;
+    private Duration timeoutBase = DEFAULT_TIMEOUT_BASE;
+    private Duration rateLimitedBase = DEFAULT_RATE_LIMITED_BASE;
+    private Duration retryAfterCap = DEFAULT_RETRY_AFTER_CAP;
+    private Duration minAttemptTime = DEFAULT_MIN_ATTEMPT_TIME;
+    private RetryBudget budget;
+    private FailureClassifier classifier = FailureClassifier.defaults();
+    private Supplier<Scheduler> scheduler = Schedulers::parallel;
+    private Supplier<? extends RandomGenerator> random = ThreadLocalRandom::current;
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
+
+    private Builder() {}
+
+    /** The dependency's name, e.g. {@code "flights"}: a metric tag, so never user data. */
+    public Builder name(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /** Retries after the first attempt; 0 disables retrying. Default 3. */
+    public Builder maxRetries(int maxRetries) {
+      this.maxRetries = maxRetries;
+      return this;
+    }
+
+    public Builder backoff(Backoff backoff) {
+      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /** The backoff's base after a timeout; {@code Duration.ZERO} keeps the backoff's own. Default 1 s. */
+    public Builder timeoutBase(Duration base) {
+      this.timeoutBase = Objects.requireNonNull(base, "timeoutBase");
+      return this;
+    }
+
+    /** The least wait after a rate-limited answer without {@code Retry-After}. Default 5 s. */
+    public Builder rateLimitedBase(Duration base) {
+      this.rateLimitedBase = Objects.requireNonNull(base, "rateLimitedBase");
+      return this;
+    }
+
+    /** The longest {@code Retry-After} honoured; longer ones are shortened to it. Default 60 s. */
+    public Builder retryAfterCap(Duration cap) {
+      this.retryAfterCap = Objects.requireNonNull(cap, "retryAfterCap");
+      return this;
+    }
+
+    /** No attempt starts with less than this left before the deadline. Default 100 ms. */
+    public Builder minAttemptTime(Duration minAttemptTime) {
+      this.minAttemptTime = Objects.requireNonNull(minAttemptTime, "minAttemptTime");
+      return this;
+    }
+
+    /** The dependency's retry budget; default one {@code RetryBudget.ratio(0.1, 10)} per name in the JVM. */
+    public Builder budget(RetryBudget budget) {
+      this.budget = Objects.requireNonNull(budget, "budget");
+      return this;
+    }
+
+    public Builder classifier(FailureClassifier classifier) {
+      this.classifier = Objects.requireNonNull(classifier, "classifier");
+      return this;
+    }
+
+    /** Clock and timer when no deadline is in force; resolved at subscription. Default {@code Schedulers::parallel}. */
+    public Builder scheduler(Supplier<Scheduler> scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** The jitter's random source, asked once per call that fails. Default {@code ThreadLocalRandom::current}. */
+    public Builder random(Supplier<? extends RandomGenerator> random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
+    public RetryPolicy build() {
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("Retry policy name is blank: name it after the dependency it calls");
+      }
+      if (maxRetries < 0) {
+        throw new IllegalArgumentException("maxRetries is " + maxRetries
+            + ": give 0 (no retries) or more (e.g. 3)");
+      }
+      checkNotNegative("timeoutBase", timeoutBase);
+      checkNotNegative("rateLimitedBase", rateLimitedBase);
+      checkNotNegative("minAttemptTime", minAttemptTime);
+      if (retryAfterCap.isNegative() || retryAfterCap.isZero()) {
+        throw new IllegalArgumentException("retryAfterCap is " + retryAfterCap + ": give a positive duration");
+      }
+      if (rateLimitedBase.compareTo(retryAfterCap) > 0) {
+        throw new IllegalArgumentException("rateLimitedBase " + rateLimitedBase + " exceeds retryAfterCap "
+            + retryAfterCap + ": raise the cap or lower the base");
+      }
+      return new RetryPolicy(this);
+    }
+
+    private static void checkNotNegative(String what, Duration value) {
+      if (value.isNegative()) {
+        throw new IllegalArgumentException(what + " is " + value + ": give zero or a positive duration");
+      }
+    }
+  }
+}
