@@ -220,10 +220,7 @@ public final class BreakerCore {
     if (p.state == State.CLOSED) {
       recordClosed(p, outcome, now, slow);
     } else if (p.state == State.HALF_OPEN) {
-      recordProbe(p, outcome, now, slow);
-      if (claimed) {
-        releaseProbeClaim();
-      }
+      recordProbe(p, outcome, now, slow, claimed);
     }
   }
 
@@ -257,7 +254,11 @@ public final class BreakerCore {
     }
   }
 
-  private void recordProbe(Phase p, int outcome, long now, boolean slow) {
+  /**
+   * A probe's verdict transitions before its store claim is released, so that the transition is published first;
+   * a probe without a verdict releases its claim before its local permit, so that the next local caller can claim.
+   */
+  private void recordProbe(Phase p, int outcome, long now, boolean slow, boolean claimed) {
     switch (outcome) {
       case SUCCESS -> {
         metrics.success();
@@ -278,8 +279,15 @@ public final class BreakerCore {
         } else if (outcome == CANCELLED) {
           metrics.cancelled();
         }
+        if (claimed) {
+          releaseProbeClaim();
+        }
         p.permits.incrementAndGet(); // the probe ended without a verdict: let the next caller probe
+        return;
       }
+    }
+    if (claimed) {
+      releaseProbeClaim();
     }
   }
 
