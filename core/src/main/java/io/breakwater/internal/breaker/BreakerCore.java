@@ -255,10 +255,13 @@ public final class BreakerCore {
   }
 
   /**
-   * A probe's verdict transitions before its store claim is released, so that the transition is published first;
-   * a probe without a verdict releases its claim before its local permit, so that the next local caller can claim.
+   * A probe's store claim is released as soon as its call ends, before its verdict or its local permit: a claim is
+   * held exactly while a probe call runs.
    */
   private void recordProbe(Phase p, int outcome, long now, boolean slow, boolean claimed) {
+    if (claimed) {
+      releaseProbeClaim();
+    }
     switch (outcome) {
       case SUCCESS -> {
         metrics.success();
@@ -279,15 +282,8 @@ public final class BreakerCore {
         } else if (outcome == CANCELLED) {
           metrics.cancelled();
         }
-        if (claimed) {
-          releaseProbeClaim();
-        }
         p.permits.incrementAndGet(); // the probe ended without a verdict: let the next caller probe
-        return;
       }
-    }
-    if (claimed) {
-      releaseProbeClaim();
     }
   }
 
