@@ -70,7 +70,9 @@ public final class GuardOperator<T> implements Function<Publisher<T>, Publisher<
       ProbeAdmission.subscribe(this, source, actual, mono, clock, familyPhase, toolPhase);
       return;
     }
-    source.subscribe(new GuardSubscriber<>(actual, this, clock, familyPhase, toolPhase, mono, 0));
+    GuardSubscriber<T> subscriber = new GuardSubscriber<>(actual, this, clock, familyPhase, toolPhase, mono, 0);
+    source.subscribe(subscriber);
+    subscriber.subscribed();
   }
 
   static final class MonoGuard<T> extends MonoOperator<T, T> {

@@ -13,13 +13,16 @@ import reactor.util.context.Context;
  * Relays one admitted call and reports its outcome, exactly once, to the phases that admitted it — before the
  * terminal signal goes downstream, so that a retry sees the new state. A call is judged by its first element: its
  * time to the first element tells a slow call, and a cancellation after it is a success. The clock is read once per
- * call (at the first element or the end), plus once at subscription when slow calls are timed.
+ * call (at the first element or the end), plus once after subscription for a call still running then, when slow
+ * calls are timed.
  */
 final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scannable {
 
   static final int MONO = 1;
   static final int TOOL_CLAIMED = 2;
   static final int FAMILY_CLAIMED = 4;
+  /** The default value of {@link #start}: no initialiser, so constructing a subscriber costs no fence. */
+  private static final long UNTIMED = 0;
 
   private final CoreSubscriber<? super T> actual;
   private final GuardOperator<?> guard;
@@ -27,7 +30,8 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   @Nullable private final Phase familyPhase;
   private final Phase toolPhase;
   private final int flags;
-  private final long start;
+  /** When the call was found still running after subscription; {@link #UNTIMED} if it was not (yet). */
+  private volatile long start;
 
   private Subscription s;
   private boolean first;
@@ -46,7 +50,18 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
     this.familyPhase = familyPhase;
     this.toolPhase = toolPhase;
     this.flags = claims | (mono ? MONO : 0);
-    this.start = guard.timesCalls ? BreakerCore.now(clock) : 0;
+  }
+
+  /**
+   * Called when {@code source.subscribe(this)} has returned: a call that has not produced its first element (nor
+   * ended) by then is timed from now. A call that did during subscription ran synchronously and is never slow; this
+   * saves the synchronous happy path a clock read.
+   */
+  void subscribed() {
+    if (guard.timesCalls && !first && done == 0) {
+      long now = BreakerCore.now(clock);
+      start = now == UNTIMED ? now + 1 : now;
+    }
   }
 
   @Override
@@ -116,10 +131,11 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
 
   /** Time to the first element, or to {@code end} without one; negative when not timed. */
   private long latency(long end) {
-    if (!guard.timesCalls) {
+    long started = start;
+    if (started == UNTIMED) {
       return -1;
     }
-    return (first ? firstAt : end) - start;
+    return (first ? firstAt : end) - started;
   }
 
   private void finish(int outcome, long now) {

@@ -80,8 +80,12 @@ final class ProbeAdmission<T> {
     if (!state.compareAndSet(PENDING, HANDED_OVER)) {
       return Flux.empty();
     }
-    return Flux.from(s -> source.subscribe(new GuardSubscriber<>(Operators.toCoreSubscriber(s), guard, clock,
-        familyPhase, toolPhase, mono, claims)));
+    return Flux.from(s -> {
+      GuardSubscriber<T> subscriber = new GuardSubscriber<>(Operators.toCoreSubscriber(s), guard, clock,
+          familyPhase, toolPhase, mono, claims);
+      source.subscribe(subscriber);
+      subscriber.subscribed();
+    });
   }
 
   /** {@code core} could not claim its probe: someone else is probing. */

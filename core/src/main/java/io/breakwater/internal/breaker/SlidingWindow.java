@@ -15,12 +15,15 @@ final class SlidingWindow {
 
   static final class Bucket {
     final long epoch;
+    /** When the bucket starts, in nanoseconds. */
+    final long start;
     final LongAdder successes = new LongAdder();
     final LongAdder failures = new LongAdder();
     final LongAdder slow = new LongAdder();
 
-    Bucket(long epoch) {
+    Bucket(long epoch, long bucketNanos) {
       this.epoch = epoch;
+      this.start = epoch == Long.MIN_VALUE ? Long.MIN_VALUE : epoch * bucketNanos;
     }
   }
 
@@ -30,23 +33,37 @@ final class SlidingWindow {
   private final long bucketNanos;
   private final int size;
   private final AtomicReferenceArray<Bucket> buckets;
+  /** The latest bucket: most calls land in it, found with two comparisons instead of two divisions. */
+  private volatile Bucket latest;
 
   SlidingWindow(long bucketNanos, int size) {
     this.bucketNanos = bucketNanos;
     this.size = size;
     this.buckets = new AtomicReferenceArray<>(size);
-    Bucket empty = new Bucket(Long.MIN_VALUE);
+    Bucket empty = new Bucket(Long.MIN_VALUE, bucketNanos);
     for (int i = 0; i < size; i++) {
       buckets.set(i, empty);
     }
+    this.latest = empty;
   }
 
   /** The bucket for a call recorded at {@code now}. */
   Bucket bucket(long now) {
+    Bucket last = latest;
+    long into = now - last.start;
+    if (into >= 0 && into < bucketNanos) {
+      return last;
+    }
     long epoch = Math.floorDiv(now, bucketNanos);
     int index = (int) Math.floorMod(epoch, (long) size);
     Bucket b = buckets.get(index);
-    return b.epoch == epoch ? b : roll(index, b, epoch);
+    if (b.epoch != epoch) {
+      b = roll(index, b, epoch);
+    }
+    if (b.epoch > last.epoch) {
+      latest = b;
+    }
+    return b;
   }
 
   private Bucket roll(int index, Bucket b, long epoch) {
@@ -54,7 +71,7 @@ final class SlidingWindow {
       if (b.epoch > epoch) {
         return b; // a late call: a newer bucket holds the slot, count it there
       }
-      Bucket fresh = new Bucket(epoch);
+      Bucket fresh = new Bucket(epoch, bucketNanos);
       if (buckets.compareAndSet(index, b, fresh)) {
         return fresh;
       }
