@@ -106,7 +106,7 @@ class CircuitBreakerStressTest {
       } else if (dice < 75) {
         Mono.error(new HttpStatusException(404)).transformDeferred(guardedBy(b)).subscribe(v -> {}, e -> {});
       } else if (dice < 80) {
-        Mono.never().transformDeferred(guardedBy(b)).subscribe().dispose();
+        Mono.never().transformDeferred(guardedBy(b)).subscribe(v -> {}, e -> {}).dispose();
       } else if (dice < 90) {
         Sinks.One<String> later = Sinks.one();
         later.asMono().transformDeferred(guardedBy(b)).subscribe(v -> {}, e -> {});

@@ -117,6 +117,18 @@ class WhatCountsTest {
   }
 
   @Test
+  void aCallThatEndsDuringSubscriptionIsNeverSlow() {
+    CircuitBreaker b = on(clock, "cache").minimumCalls(2).slowCall(Duration.ofSeconds(1), 0.5).build();
+    for (int i = 0; i < 5; i++) {
+      Calls.outcome(b, Mono.fromSupplier(() -> {
+        clock.advanceTimeBy(Duration.ofSeconds(2)); // time passes, but synchronously: no I/O was awaited
+        return "cached";
+      }));
+    }
+    assertThat(b.state()).isEqualTo(State.CLOSED);
+  }
+
+  @Test
   void aLongStreamIsJudgedByItsFirstElementNotItsDuration() {
     CircuitBreaker b = on(clock, "llm").minimumCalls(2).slowCall(Duration.ofSeconds(1), 0.5).build();
     for (int i = 0; i < 5; i++) {
