@@ -54,6 +54,28 @@ class BreakerStateStoreTest {
   }
 
   @Test
+  void remoteTransitionsAppearWithTheirOriginAndLocalOnlyOnesAreNotPublished() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreaker a = instance(shared);
+    CircuitBreaker b = instance(shared);
+    java.util.List<StateTransition> seenByA = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<StateTransition> seenByB = new java.util.concurrent.CopyOnWriteArrayList<>();
+    a.transitions().subscribe(seenByA::add);
+    b.transitions().subscribe(seenByB::add);
+    Calls.failTimes(a, 2);
+    clock.advanceTimeBy(a.openDuration());
+    Disposable probe = Mono.never().transformDeferred(guardedBy(a)).subscribe();
+    Calls.succeed(b); // b half-opens, its claim is denied: it stays open locally
+
+    assertThat(seenByB).extracting(t -> t.from() + "->" + t.to())
+        .containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN");
+    assertThat(seenByB.get(0).origin()).isEqualTo(seenByA.get(0).origin()).isNotEqualTo(seenByB.get(1).origin());
+    assertThat(seenByA).extracting(t -> t.from() + "->" + t.to()).as("b's local transitions stay local")
+        .containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN");
+    probe.dispose();
+  }
+
+  @Test
   void theHappyPathNeverCallsTheStore() {
     CountingStore store = new CountingStore(BreakerStateStore.inMemory());
     CircuitBreaker b = instance(store);

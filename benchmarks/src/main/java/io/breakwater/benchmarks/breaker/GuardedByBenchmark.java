@@ -22,8 +22,9 @@ import reactor.core.publisher.Mono;
 /**
  * P1: the happy-path overhead of {@code guardedBy(breaker)} over no operator, against Resilience4j's
  * {@code CircuitBreakerOperator}, on a synchronous {@code Mono.fromSupplier(() -> 42)} subscribed directly, with one
- * thread and with two threads sharing one breaker. Every pipeline is assembled once ({@code transform}); each
- * operation is one subscription, so the figures are the per-call cost.
+ * thread and with two threads sharing one breaker. Pipelines are assembled once, with {@code transform} (the
+ * operator's own per-call cost) or {@code transformDeferred} (the operator applied again at each subscription, as
+ * the docs recommend); each operation is one subscription.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar GuardedByBenchmark -f 1 -wi 2 -i 3 -w 1s -r 1s -prof gc
@@ -39,6 +40,8 @@ public class GuardedByBenchmark {
   private Mono<Integer> breakwaterNoSlowCalls;
   private Mono<Integer> breakwaterFamily;
   private Mono<Integer> resilience4j;
+  private Mono<Integer> breakwaterDeferred;
+  private Mono<Integer> resilience4jDeferred;
 
   @Setup
   public void setUp() {
@@ -47,8 +50,12 @@ public class GuardedByBenchmark {
     breakwaterNoSlowCalls = bare.transform(guardedBy(CircuitBreaker.builder("bench-fast").noSlowCallTrigger()
         .build()));
     breakwaterFamily = bare.transform(guardedBy(CircuitBreakerRegistry.ofDefaults(), "gmail.send"));
-    resilience4j = bare.transform(CircuitBreakerOperator.of(
-        io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("bench")));
+    io.github.resilience4j.circuitbreaker.CircuitBreaker r4j =
+        io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("bench");
+    resilience4j = bare.transform(CircuitBreakerOperator.of(r4j));
+    CircuitBreaker deferred = CircuitBreaker.ofDefaults("bench-deferred");
+    breakwaterDeferred = bare.transformDeferred(guardedBy(deferred));
+    resilience4jDeferred = bare.transformDeferred(CircuitBreakerOperator.of(r4j));
   }
 
   private static void run(Mono<Integer> mono, Blackhole bh) {
@@ -102,6 +109,28 @@ public class GuardedByBenchmark {
   @Threads(2)
   public void resilience4j2Threads(Blackhole bh) {
     run(resilience4j, bh);
+  }
+
+  @Benchmark
+  public void breakwaterDeferred(Blackhole bh) {
+    run(breakwaterDeferred, bh);
+  }
+
+  @Benchmark
+  public void resilience4jDeferred(Blackhole bh) {
+    run(resilience4jDeferred, bh);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public void breakwaterDeferred2Threads(Blackhole bh) {
+    run(breakwaterDeferred, bh);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public void resilience4jDeferred2Threads(Blackhole bh) {
+    run(resilience4jDeferred, bh);
   }
 
   /** Requests everything and hands each signal to the blackhole. */
