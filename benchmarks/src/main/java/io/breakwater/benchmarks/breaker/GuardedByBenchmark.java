@@ -10,6 +10,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -22,9 +23,13 @@ import reactor.core.publisher.Mono;
 /**
  * P1: the happy-path overhead of {@code guardedBy(breaker)} over no operator, against Resilience4j's
  * {@code CircuitBreakerOperator}, on a synchronous {@code Mono.fromSupplier(() -> 42)} subscribed directly, with one
- * thread and with two threads sharing one breaker. Pipelines are assembled once, with {@code transform} (the
- * operator's own per-call cost) or {@code transformDeferred} (the operator applied again at each subscription, as
- * the docs recommend); each operation is one subscription.
+ * thread and with two threads sharing one breaker. Each operation is one subscription.
+ *
+ * <p>Variants: {@code baseline} (no operator); {@code breakwater} (defaults: slow-call trigger on);
+ * {@code breakwaterNoSlowCalls}; {@code breakwaterToolAndFamily} (a registry guard: family then tool breaker);
+ * {@code resilience4j} (defaults) — all assembled once with {@code transform}, so the figure is the operator's
+ * per-call cost — and {@code breakwaterDeferred} / {@code resilience4jDeferred}, applied again at each subscription
+ * with {@code transformDeferred}, as the docs recommend.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar GuardedByBenchmark -f 1 -wi 2 -i 3 -w 1s -r 1s -prof gc
@@ -35,102 +40,39 @@ import reactor.core.publisher.Mono;
 @State(Scope.Benchmark)
 public class GuardedByBenchmark {
 
-  private Mono<Integer> bare;
-  private Mono<Integer> breakwater;
-  private Mono<Integer> breakwaterNoSlowCalls;
-  private Mono<Integer> breakwaterFamily;
-  private Mono<Integer> resilience4j;
-  private Mono<Integer> breakwaterDeferred;
-  private Mono<Integer> resilience4jDeferred;
+  @Param({"baseline", "breakwater", "breakwaterNoSlowCalls", "breakwaterToolAndFamily", "resilience4j",
+      "breakwaterDeferred", "resilience4jDeferred"})
+  public String variant;
+
+  private Mono<Integer> call;
 
   @Setup
   public void setUp() {
-    bare = Mono.fromSupplier(() -> 42);
-    breakwater = bare.transform(guardedBy(CircuitBreaker.ofDefaults("bench")));
-    breakwaterNoSlowCalls = bare.transform(guardedBy(CircuitBreaker.builder("bench-fast").noSlowCallTrigger()
-        .build()));
-    breakwaterFamily = bare.transform(guardedBy(CircuitBreakerRegistry.ofDefaults(), "gmail.send"));
-    io.github.resilience4j.circuitbreaker.CircuitBreaker r4j =
-        io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("bench");
-    resilience4j = bare.transform(CircuitBreakerOperator.of(r4j));
-    CircuitBreaker deferred = CircuitBreaker.ofDefaults("bench-deferred");
-    breakwaterDeferred = bare.transformDeferred(guardedBy(deferred));
-    resilience4jDeferred = bare.transformDeferred(CircuitBreakerOperator.of(r4j));
-  }
-
-  private static void run(Mono<Integer> mono, Blackhole bh) {
-    mono.subscribe(new Consumer(bh));
-  }
-
-  @Benchmark
-  public void baseline(Blackhole bh) {
-    run(bare, bh);
+    Mono<Integer> bare = Mono.fromSupplier(() -> 42);
+    call = switch (variant) {
+      case "baseline" -> bare;
+      case "breakwater" -> bare.transform(guardedBy(CircuitBreaker.ofDefaults("bench")));
+      case "breakwaterNoSlowCalls" -> bare.transform(guardedBy(CircuitBreaker.builder("bench").noSlowCallTrigger()
+          .build()));
+      case "breakwaterToolAndFamily" -> bare.transform(guardedBy(CircuitBreakerRegistry.ofDefaults(), "gmail.send"));
+      case "resilience4j" -> bare.transform(CircuitBreakerOperator.of(
+          io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("bench")));
+      case "breakwaterDeferred" -> bare.transformDeferred(guardedBy(CircuitBreaker.ofDefaults("bench")));
+      case "resilience4jDeferred" -> bare.transformDeferred(CircuitBreakerOperator.of(
+          io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("bench")));
+      default -> throw new IllegalArgumentException("unknown variant " + variant);
+    };
   }
 
   @Benchmark
-  public void breakwater(Blackhole bh) {
-    run(breakwater, bh);
-  }
-
-  @Benchmark
-  public void breakwaterNoSlowCalls(Blackhole bh) {
-    run(breakwaterNoSlowCalls, bh);
-  }
-
-  @Benchmark
-  public void breakwaterToolAndFamily(Blackhole bh) {
-    run(breakwaterFamily, bh);
-  }
-
-  @Benchmark
-  public void resilience4j(Blackhole bh) {
-    run(resilience4j, bh);
+  public void oneThread(Blackhole bh) {
+    call.subscribe(new Consumer(bh));
   }
 
   @Benchmark
   @Threads(2)
-  public void baseline2Threads(Blackhole bh) {
-    run(bare, bh);
-  }
-
-  @Benchmark
-  @Threads(2)
-  public void breakwater2Threads(Blackhole bh) {
-    run(breakwater, bh);
-  }
-
-  @Benchmark
-  @Threads(2)
-  public void breakwaterNoSlowCalls2Threads(Blackhole bh) {
-    run(breakwaterNoSlowCalls, bh);
-  }
-
-  @Benchmark
-  @Threads(2)
-  public void resilience4j2Threads(Blackhole bh) {
-    run(resilience4j, bh);
-  }
-
-  @Benchmark
-  public void breakwaterDeferred(Blackhole bh) {
-    run(breakwaterDeferred, bh);
-  }
-
-  @Benchmark
-  public void resilience4jDeferred(Blackhole bh) {
-    run(resilience4jDeferred, bh);
-  }
-
-  @Benchmark
-  @Threads(2)
-  public void breakwaterDeferred2Threads(Blackhole bh) {
-    run(breakwaterDeferred, bh);
-  }
-
-  @Benchmark
-  @Threads(2)
-  public void resilience4jDeferred2Threads(Blackhole bh) {
-    run(resilience4jDeferred, bh);
+  public void twoThreads(Blackhole bh) {
+    call.subscribe(new Consumer(bh));
   }
 
   /** Requests everything and hands each signal to the blackhole. */
