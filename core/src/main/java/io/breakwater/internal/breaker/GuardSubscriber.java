@@ -34,6 +34,8 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   private volatile long start;
 
   private Subscription s;
+  /** True until {@code source.subscribe(this)} returns: signals seen meanwhile come from a synchronous call. */
+  private boolean subscribing = true;
   private boolean first;
   private long firstAt;
 
@@ -58,6 +60,7 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
    * saves the synchronous happy path a clock read.
    */
   void subscribed() {
+    subscribing = false;
     if (guard.timesCalls && !first && done == 0) {
       long now = BreakerCore.now(clock);
       start = now == UNTIMED ? now + 1 : now;
@@ -81,7 +84,7 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   public void onNext(T t) {
     if (!first) {
       first = true;
-      firstAt = BreakerCore.now(clock);
+      firstAt = time();
     }
     actual.onNext(t);
   }
@@ -89,7 +92,7 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   @Override
   public void onError(Throwable t) {
     if (DONE.compareAndSet(this, 0, 1)) {
-      long now = BreakerCore.now(clock);
+      long now = guard.tool.observed(BreakerCore.now(clock));
       if (guard.family != null) {
         guard.family.record(familyPhase, guard.family.outcomeOf(t), now, latency(now),
             (flags & FAMILY_CLAIMED) != 0);
@@ -126,7 +129,12 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
 
   /** A Mono's outcome is timed by its element; a stream's by its end, which may be much later. */
   private long endTime() {
-    return first && (flags & MONO) != 0 ? firstAt : BreakerCore.now(clock);
+    return first && (flags & MONO) != 0 ? firstAt : time();
+  }
+
+  /** The clock, sampled for a synchronous call (see {@link BreakerCore#sampledNow}), read for an asynchronous one. */
+  private long time() {
+    return subscribing ? guard.tool.sampledNow(clock) : guard.tool.observed(BreakerCore.now(clock));
   }
 
   /** Time to the first element, or to {@code end} without one; negative when not timed. */
