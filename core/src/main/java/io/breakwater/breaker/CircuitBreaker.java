@@ -54,9 +54,9 @@ import reactor.core.scheduler.Schedulers;
  * Time is read from {@link #scheduler()} (default {@code Schedulers::parallel}), resolved at each subscription, so
  * that {@code StepVerifier.withVirtualTime} drives it. Admission on the happy path is a volatile read; outcomes go to
  * striped counters; nothing locks. Calls that end synchronously and densely take a sampled clock value (see
- * {@code docs/breaker.md}), since a clock read can cost more than the rest of the breaker. Transitions are shared with other instances through {@link #stateStore()}. A
- * breaker is thread-safe and meant to be long-lived and shared (see {@link CircuitBreakerRegistry}); its settings
- * are immutable.
+ * {@code docs/breaker.md}), since a clock read can cost more than the rest of the breaker. Transitions are shared
+ * with other instances through {@link #stateStore()}. A breaker is thread-safe and meant to be long-lived and shared
+ * (see {@link CircuitBreakerRegistry}); its settings are immutable.
  */
 public final class CircuitBreaker {
 
