@@ -194,6 +194,25 @@ class StreamTimeoutsTest {
   }
 
   @Test
+  void anUpstreamEndCausedByTheTimeoutsOwnCancellationGivesWayToTheTimeout() {
+    // Like a connection that completes its body when cancelled (closed).
+    Flux<Integer> completesWhenCancelled = Flux.from(s -> s.onSubscribe(new org.reactivestreams.Subscription() {
+      @Override
+      public void request(long n) {}
+
+      @Override
+      public void cancel() {
+        s.onComplete();
+      }
+    }));
+    StepVerifier.withVirtualTime(() -> completesWhenCancelled.transformDeferred(idleTimeout(Duration.ofSeconds(1))))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(1))
+        .expectError(IdleTimeoutException.class)
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
   void defaultsComeFromTheDeadline() {
     // per-call = min(10 s × 0.6, 12 s) = 6 s; idle = min(6 s × 0.3, 3 s) = 1.8 s
     StepVerifier.withVirtualTime(() -> Flux.never().transformDeferred(idleTimeout())

@@ -185,14 +185,21 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
   }
 
-  /** Upstream ended (possibly while a timeout was being decided: its own end wins). */
+  /**
+   * Upstream ended. If a timeout was already decided, upstream was cancelled by it and its end (often caused by that
+   * cancellation, e.g. a closed connection) gives way to the timeout error, signalled here; returns false then.
+   */
   private boolean terminate() {
     for (;;) {
       int current = state;
       if (current == TERMINATED) {
         return false;
       }
-      if (STATE.compareAndSet(this, current, TERMINATED)) {
+      if (current != RUNNING) {
+        claimAndSignalTimeout();
+        return false;
+      }
+      if (STATE.compareAndSet(this, RUNNING, TERMINATED)) {
         disposeTimer();
         return true;
       }
@@ -255,8 +262,12 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     if (!STATE.compareAndSet(this, RUNNING, TIMING_OUT)) {
       return;
     }
-    s.cancel();
-    arm(0L);
+    arm(0L); // phase 2 first: however upstream reacts to the cancellation, the error will be signalled
+    try {
+      s.cancel();
+    } catch (Throwable e) {
+      Operators.onErrorDropped(e, actual.currentContext());
+    }
   }
 
   /** Phase 2: signal the error here if no item is being delivered, else hand it to the emitting thread. */
@@ -281,7 +292,8 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
       task = delayNanos <= 0L ? scheduler.schedule(this) : scheduler.schedule(this, delayNanos, TimeUnit.NANOSECONDS);
     } catch (Throwable rejected) {
       RuntimeException e = Operators.onRejectedExecution(rejected, this, null, null, actual.currentContext());
-      if (terminate()) {
+      int current = state;
+      if (current != TERMINATED && STATE.compareAndSet(this, current, TERMINATED)) {
         s.cancel();
         actual.onError(e);
       }
