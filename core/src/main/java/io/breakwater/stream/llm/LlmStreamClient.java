@@ -19,8 +19,8 @@ import reactor.netty.http.client.HttpClient;
 
 /**
  * A streaming LLM client on Reactor Netty that times streams on progress, retries them only when that is safe, and
- * closes the connection when the caller stops listening. It speaks OpenAI-compatible chat completions and Anthropic
- * Messages ({@link Dialect}).
+ * closes the connection when the caller stops listening. It speaks OpenAI-compatible chat completions, OpenAI
+ * Responses and Anthropic Messages ({@link Dialect}).
  *
  * <pre>{@code
  * LlmStreamClient client = LlmStreamClient.builder("http://127.0.0.1:8000", Dialect.OPENAI_CHAT)
@@ -45,7 +45,8 @@ import reactor.netty.http.client.HttpClient;
  *   <li><b>Safe retry</b>: a retryable failure (429 and 5xx honouring {@code Retry-After}, timeouts, dropped
  *       connections, overloads) is retried, up to {@link Builder#maxRetries(int)} times, only while no chunk has
  *       been delivered. After that the stream is <em>resumed</em> with {@code Last-Event-ID} if the server gave
- *       event ids (up to {@link Builder#maxResumes(int)} times; events already seen are dropped), and otherwise
+ *       event ids, or for OpenAI Responses with {@code starting_after} its last sequence number (up to
+ *       {@link Builder#maxResumes(int)} times; events already seen are dropped), and otherwise
  *       fails with a {@link StreamTruncatedException} carrying the partial output. Retries and resumes never
  *       outlive the deadline.</li>
  *   <li><b>Connections</b>: Reactor Netty's silent retry of requests is disabled; cancelling the stream closes the

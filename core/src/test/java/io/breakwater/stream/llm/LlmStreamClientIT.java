@@ -286,6 +286,41 @@ class LlmStreamClientIT {
     assertThat(server.lastEventIds).containsExactly("null", "3");
   }
 
+  private static String responsesEvent(int sequence, String type, String fields) {
+    return "event: " + type + "\ndata: {\"type\":\"" + type + "\",\"sequence_number\":" + sequence
+        + (fields.isEmpty() ? "" : "," + fields) + "}\n\n";
+  }
+
+  private static String responsesDelta(int sequence, String text) {
+    return responsesEvent(sequence, "response.output_text.delta", "\"delta\":\"" + text + "\"");
+  }
+
+  @Test
+  void aDroppedResponsesStreamIsResumedStartingAfterTheLastSequenceNumber() {
+    server.play((n, req, res) -> n == 0
+        ? sseThenDrop(res, Flux.just(
+            responsesEvent(0, "response.created", "\"response\":{\"id\":\"resp_42\",\"status\":\"queued\"}"),
+            responsesEvent(1, "response.in_progress", "\"response\":{\"id\":\"resp_42\"}"),
+            responsesDelta(2, "Hel"), responsesDelta(3, "lo")))
+        : sse(res, Flux.just(responsesDelta(3, "lo"), responsesDelta(4, " wor"), responsesDelta(5, "ld"),
+            responsesEvent(6, "response.completed", "\"response\":{\"id\":\"resp_42\"}"))));
+    Outcome outcome = run(client(Dialect.OPENAI_RESPONSES).build().stream(Map.of("model", "test",
+        "input", "hi", "background", true)));
+    assertThat(outcome.error.get()).isNull();
+    assertThat(outcome.text()).isEqualTo("Hello world");
+    assertThat(server.requestLines).containsExactly("POST /v1/responses",
+        "GET /v1/responses/resp_42?stream=true&starting_after=3");
+  }
+
+  @Test
+  void aResponsesErrorEventIsClassified() {
+    server.play((n, req, res) -> sse(res, Flux.just(
+        responsesEvent(0, "error", "\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\""))));
+    Outcome outcome = run(client(Dialect.OPENAI_RESPONSES).maxRetries(0).build().stream(REQUEST));
+    assertThat(outcome.error.get()).isInstanceOf(LlmStreamException.class).hasMessageContaining("slow down");
+    assertThat(((LlmStreamException) outcome.error.get()).failureKind()).isEqualTo(FailureKind.RATE_LIMITED);
+  }
+
   @Test
   void theDeadlineTravelsWithTheRequest() {
     server.play((n, req, res) -> sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));

@@ -27,6 +27,7 @@ final class LlmTestServer implements AutoCloseable {
     Publisher<Void> handle(int request, HttpServerRequest req, HttpServerResponse res);
   }
 
+  final List<String> requestLines = new CopyOnWriteArrayList<>();
   final List<String> lastEventIds = new CopyOnWriteArrayList<>();
   final List<String> deadlineHeaders = new CopyOnWriteArrayList<>();
   final List<Long> closedAtNanos = new CopyOnWriteArrayList<>();
@@ -37,6 +38,7 @@ final class LlmTestServer implements AutoCloseable {
 
   LlmTestServer() {
     BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> handler = (req, res) -> {
+      requestLines.add(req.method() + " " + req.uri());
       lastEventIds.add(String.valueOf(req.requestHeaders().get("Last-Event-ID")));
       deadlineHeaders.add(String.valueOf(req.requestHeaders().get("Breakwater-Timeout")));
       int n = requests.getAndIncrement();

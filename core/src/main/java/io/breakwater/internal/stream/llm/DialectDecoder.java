@@ -12,22 +12,29 @@ import java.io.IOException;
 final class DialectDecoder {
 
   /** What one event means. */
-  sealed interface Step permits Chunk, Skip, Done, Failure {}
+  sealed interface Step permits Chunk, Skip, Done, Failure {
+    /** The event's parsed data, or {@code null} when it had none to parse (e.g. {@code [DONE]}). */
+    JsonNode json();
+  }
 
   /** Content to deliver. */
-  record Chunk(LlmChunk chunk) implements Step {}
+  record Chunk(LlmChunk chunk) implements Step {
+    @Override
+    public JsonNode json() {
+      return chunk.json();
+    }
+  }
 
   /** Nothing to deliver (e.g. a role-only delta, {@code message_start}). */
-  record Skip() implements Step {}
+  record Skip(JsonNode json) implements Step {}
 
   /** The dialect's terminal event. */
-  record Done() implements Step {}
+  record Done(JsonNode json) implements Step {}
 
   /** The server reported an error. */
-  record Failure(LlmStreamException error) implements Step {}
+  record Failure(LlmStreamException error, JsonNode json) implements Step {}
 
-  private static final Skip SKIP = new Skip();
-  private static final Done DONE = new Done();
+  private static final Done DONE = new Done(null);
 
   private final Dialect dialect;
   private final ObjectMapper mapper;
@@ -43,6 +50,10 @@ final class DialectDecoder {
     return source;
   }
 
+  Dialect dialect() {
+    return dialect;
+  }
+
   Step decode(ServerSentEvent event) {
     if (dialect == Dialect.OPENAI_CHAT && event.data().equals("[DONE]")) {
       return DONE;
@@ -55,12 +66,42 @@ final class DialectDecoder {
       json = mapper.readTree(event.data());
     } catch (IOException e) {
       return new Failure(new LlmStreamException(source, "invalid_json", "unparseable event data: "
-          + abbreviate(event.data())));
+          + abbreviate(event.data())), null);
+    }
+    if (dialect == Dialect.OPENAI_RESPONSES) {
+      return responses(event, json);
     }
     if (event.event().equals("error") || json.hasNonNull("error")) {
-      return new Failure(error(json));
+      return new Failure(error(json), json);
     }
     return dialect == Dialect.OPENAI_CHAT ? openAi(event, json) : anthropic(event, json);
+  }
+
+  private Step responses(ServerSentEvent event, JsonNode json) {
+    String type = json.path("type").asText(event.event());
+    switch (type) {
+      case "response.output_text.delta", "response.refusal.delta" -> {
+        return new Chunk(new LlmChunk(json.path("delta").asText(""), json, type, event.id()));
+      }
+      case "response.function_call_arguments.delta", "response.output_item.done" -> {
+        return new Chunk(new LlmChunk("", json, type, event.id()));
+      }
+      case "response.completed", "response.incomplete" -> {
+        return new Done(json);
+      }
+      case "error" -> {
+        return new Failure(new LlmStreamException(source, json.path("code").asText(json.path("type").asText("")),
+            json.path("message").asText(abbreviate(json.toString()))), json);
+      }
+      case "response.failed" -> {
+        JsonNode error = json.path("response").path("error");
+        return new Failure(new LlmStreamException(source, error.path("code").asText(""),
+            error.path("message").asText(abbreviate(json.toString()))), json);
+      }
+      default -> {
+        return new Skip(json);
+      }
+    }
   }
 
   private Step openAi(ServerSentEvent event, JsonNode json) {
@@ -69,7 +110,7 @@ final class DialectDecoder {
     String text = delta.path("content").asText("");
     boolean content = !text.isEmpty() || delta.hasNonNull("tool_calls") || choice.hasNonNull("finish_reason")
         || json.hasNonNull("usage") && !json.path("usage").isEmpty();
-    return content ? new Chunk(new LlmChunk(text, json, event.event(), event.id())) : SKIP;
+    return content ? new Chunk(new LlmChunk(text, json, event.event(), event.id())) : new Skip(json);
   }
 
   private Step anthropic(ServerSentEvent event, JsonNode json) {
@@ -82,13 +123,13 @@ final class DialectDecoder {
       case "content_block_start" -> {
         return json.path("content_block").path("type").asText().equals("tool_use")
             ? new Chunk(new LlmChunk("", json, event.event(), event.id()))
-            : SKIP;
+            : new Skip(json);
       }
       case "message_delta" -> {
         return new Chunk(new LlmChunk("", json, event.event(), event.id()));
       }
       default -> {
-        return SKIP; // message_start, content_block_stop, ping, unknown types
+        return new Skip(json); // message_start, content_block_stop, ping, unknown types
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.breakwater.internal.stream.llm;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.breakwater.Breakwater;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureClassifier;
@@ -11,10 +12,13 @@ import io.breakwater.stream.ServerSentEvent;
 import io.breakwater.stream.ServerSentEvents;
 import io.breakwater.stream.StreamTimeouts;
 import io.breakwater.stream.StreamTruncatedException;
+import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.LlmChunk;
 import io.breakwater.stream.llm.LlmStreamException;
 import io.netty.buffer.Unpooled;
 import java.net.SocketException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -25,11 +29,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.ByteBufFlux;
 import reactor.netty.Connection;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.client.HttpClientResponse;
@@ -61,6 +68,9 @@ public final class LlmStreamEngine {
   /** The state of one subscription, across its attempts. Touched serially: by one attempt at a time. */
   static final class Session {
     String lastId = "";
+    /** OpenAI Responses: the response's id and the last sequence number processed, for {@code starting_after}. */
+    String responseId;
+    long lastSequence = -1;
     long delivered;
     final StringBuilder partial = new StringBuilder();
     int retries;
@@ -83,7 +93,7 @@ public final class LlmStreamEngine {
   /** Context key under which an attempt receives its connection, to close it when the attempt is cancelled. */
   private static final Object CONNECTION = new Object();
 
-  public LlmStreamEngine(HttpClient http, String path, io.breakwater.stream.llm.Dialect dialect,
+  public LlmStreamEngine(HttpClient http, String path, Dialect dialect,
       com.fasterxml.jackson.databind.ObjectMapper mapper, ServerSentEvents decoder, StreamTimeouts timeouts,
       int maxRetries, int maxResumes, Duration backoff, Duration maxBackoff, @Nullable Supplier<Scheduler> scheduler) {
     // Remember each attempt's connection: cancelling an attempt must close it, also before the response arrives,
@@ -114,15 +124,20 @@ public final class LlmStreamEngine {
     return Flux.defer(() -> {
       boolean[] done = new boolean[1];
       AtomicReference<Connection> connection = new AtomicReference<>();
-      String resumeFrom = session.resuming ? session.lastId : "";
+      boolean bySequence = dialect.dialect() == Dialect.OPENAI_RESPONSES;
+      long resumeSequence = session.resuming && bySequence ? session.lastSequence : -1;
+      String resumeFrom = session.resuming && !bySequence ? session.lastId : "";
       HttpClient client = resumeFrom.isEmpty() ? http : http.headers(h -> h.set("Last-Event-ID", resumeFrom));
-      Flux<ServerSentEvent> events = client.post().uri(path)
-          .send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)))
-          .response((response, content) -> response.status().code() >= 400
+      BiFunction<HttpClientResponse, ByteBufFlux, Publisher<ServerSentEvent>> read = (response, content) ->
+          response.status().code() >= 400
               ? content.aggregate().asString().defaultIfEmpty("").flatMap(detail ->
                   Mono.<ServerSentEvent>error(new HttpStatusException(response.status().code(), headers(response),
                       DialectDecoder.abbreviate(detail))))
-              : decoder.events(content))
+              : decoder.events(content);
+      Flux<ServerSentEvent> events = (resumeSequence >= 0
+          ? client.get().uri(path + "/" + URLEncoder.encode(session.responseId, StandardCharsets.UTF_8)
+              + "?stream=true&starting_after=" + resumeSequence).response(read)
+          : client.post().uri(path).send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body))).response(read))
           .doOnCancel(() -> {
             Connection c = connection.get();
             if (c != null) {
@@ -139,8 +154,11 @@ public final class LlmStreamEngine {
             if (done[0] || event.isHeartbeat() || isDuplicate(resumeFrom, event.id())) {
               return;
             }
-            session.lastId = event.id();
             DialectDecoder.Step step = dialect.decode(event);
+            if (bySequence && isDuplicateSequence(session, resumeSequence, step.json())) {
+              return;
+            }
+            session.lastId = event.id();
             if (step instanceof DialectDecoder.Chunk c) {
               session.delivered++;
               session.partial.append(c.chunk().text());
@@ -170,6 +188,31 @@ public final class LlmStreamEngine {
     }
   }
 
+  /** Responses: tracks the response id and sequence numbers; true for an event already processed before a resume. */
+  private static boolean isDuplicateSequence(Session session, long resumeSequence, @Nullable JsonNode json) {
+    if (json == null) {
+      return false;
+    }
+    JsonNode sequence = json.get("sequence_number");
+    if (sequence != null && sequence.canConvertToLong()) {
+      long n = sequence.asLong();
+      if (resumeSequence >= 0 && n <= resumeSequence) {
+        return true;
+      }
+      session.lastSequence = Math.max(session.lastSequence, n);
+    }
+    if (session.responseId == null && json.path("response").hasNonNull("id")) {
+      session.responseId = json.path("response").path("id").asText();
+    }
+    return false;
+  }
+
+  private boolean canResume(Session session) {
+    return dialect.dialect() == Dialect.OPENAI_RESPONSES
+        ? session.responseId != null && session.lastSequence >= 0
+        : !session.lastId.isEmpty();
+  }
+
   private Flux<LlmChunk> recover(Session session, byte[] body, ContextView ctx, Throwable error) {
     FailureKind kind = classifier.classify(error);
     boolean retryable = kind.retryability() == Retryability.RETRYABLE;
@@ -181,7 +224,7 @@ public final class LlmStreamEngine {
       }
       return Flux.error(error);
     }
-    boolean resumable = retryable && !(error instanceof LlmStreamException) && !session.lastId.isEmpty();
+    boolean resumable = retryable && !(error instanceof LlmStreamException) && canResume(session);
     if (resumable && session.resumes < maxResumes) {
       session.resumes++;
       session.resuming = true;
