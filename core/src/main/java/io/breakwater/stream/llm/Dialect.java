@@ -17,6 +17,12 @@ package io.breakwater.stream.llm;
  *       {@code response.incomplete}</td><td>{@code error}, {@code response.failed}; resumed with
  *       {@code GET /v1/responses/{id}?stream=true&starting_after=N} (needs {@code "background": true})</td></tr>
  * </table>
+ *
+ * <pre>{@code
+ * LlmStreamClient claude = LlmStreamClient.builder("https://api.anthropic.com", Dialect.ANTHROPIC_MESSAGES)
+ *     .header("x-api-key", key).header("anthropic-version", "2023-06-01")
+ *     .build();
+ * }</pre>
  */
 public enum Dialect {
   /** OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM, …). */
