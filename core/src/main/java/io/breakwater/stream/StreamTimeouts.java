@@ -1,6 +1,9 @@
 package io.breakwater.stream;
 
 import io.breakwater.deadline.Deadline;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -30,6 +33,8 @@ import reactor.core.scheduler.Scheduler;
  *   <li><b>Precision</b>: a stall is detected between d and d + d/{@value #TICKS_PER_TIMEOUT} after the last
  *       progress item (plus the scheduler's own lateness), never earlier; a missing first item exactly at its
  *       timeout.</li>
+ *   <li><b>Metrics</b>: {@code breakwater.stream.timeouts}, tagged {@code type=first_item|idle}, in
+ *       {@link Builder#meterRegistry} (default {@code Metrics.globalRegistry}).</li>
  *   <li><b>Time</b> comes from {@link Builder#scheduler(Supplier)} if set, else from the deadline's scheduler, else
  *       {@code Schedulers.parallel()}, resolved at subscription.</li>
  * </ul>
@@ -50,6 +55,8 @@ public final class StreamTimeouts {
   private final Duration idle;
   private final boolean idleFromDeadline;
   private final Supplier<Scheduler> scheduler;
+  private final Counter firstItemTimeouts;
+  private final Counter idleTimeouts;
 
   private StreamTimeouts(Builder b) {
     this.firstItem = b.firstItem;
@@ -57,6 +64,25 @@ public final class StreamTimeouts {
     this.idle = b.idle;
     this.idleFromDeadline = b.idleFromDeadline;
     this.scheduler = b.scheduler;
+    this.firstItemTimeouts = timeouts(b.meterRegistry, "first_item");
+    this.idleTimeouts = timeouts(b.meterRegistry, "idle");
+  }
+
+  private static Counter timeouts(MeterRegistry registry, String type) {
+    return Counter.builder("breakwater.stream.timeouts")
+        .description("Streams failed by a first-item or idle timeout")
+        .tag("type", type)
+        .register(registry);
+  }
+
+  /** Counts a first-item timeout ({@code breakwater.stream.timeouts}, {@code type=first_item}). */
+  public Counter firstItemTimeouts() {
+    return firstItemTimeouts;
+  }
+
+  /** Counts an idle timeout ({@code breakwater.stream.timeouts}, {@code type=idle}). */
+  public Counter idleTimeouts() {
+    return idleTimeouts;
   }
 
   public static Builder builder() {
@@ -117,8 +143,18 @@ public final class StreamTimeouts {
     private Duration idle;
     private boolean idleFromDeadline;
     private Supplier<Scheduler> scheduler;
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
 
     private Builder() {}
+
+    /**
+     * Where {@code breakwater.stream.timeouts} (tag {@code type}: {@code first_item}, {@code idle}) is counted
+     * (default {@code Metrics.globalRegistry}).
+     */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
 
     /** The time allowed from subscription to the first progress item. */
     public Builder firstItem(Duration timeout) {

@@ -299,6 +299,22 @@ class StreamTimeoutsTest {
   }
 
   @Test
+  void timeoutsAreCountedByType() {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    StreamTimeouts timeouts = StreamTimeouts.builder().firstItem(Duration.ofSeconds(2)).idle(Duration.ofSeconds(1))
+        .meterRegistry(registry).build();
+    StepVerifier.withVirtualTime(() -> Flux.never().transformDeferred(streamTimeouts(timeouts)))
+        .expectSubscription().thenAwait(Duration.ofSeconds(2)).expectError(FirstItemTimeoutException.class)
+        .verify(Duration.ofSeconds(5));
+    StepVerifier.withVirtualTime(() -> Flux.just(1).concatWith(Flux.never()).transformDeferred(streamTimeouts(timeouts)))
+        .expectSubscription().expectNext(1).thenAwait(Duration.ofSeconds(2)).expectError(IdleTimeoutException.class)
+        .verify(Duration.ofSeconds(5));
+    assertThat(registry.get("breakwater.stream.timeouts").tag("type", "first_item").counter().count()).isEqualTo(1);
+    assertThat(registry.get("breakwater.stream.timeouts").tag("type", "idle").counter().count()).isEqualTo(1);
+  }
+
+  @Test
   void configsAreValidated() {
     assertThatThrownBy(() -> StreamTimeouts.builder().build())
         .isInstanceOf(IllegalArgumentException.class)

@@ -42,7 +42,7 @@ public final class StreamTimeoutOperator<T> implements Function<Publisher<T>, Pu
     Scheduler scheduler = timeouts.scheduler() != null ? timeouts.scheduler().get()
         : deadline != null ? deadline.scheduler() : Schedulers.parallel();
     source.subscribe(new StreamTimeoutSubscriber<>(actual, isProgress, scheduler,
-        timeouts.firstItemNanos(deadline), timeouts.idleNanos(deadline)));
+        timeouts.firstItemNanos(deadline), timeouts.idleNanos(deadline), timeouts));
   }
 
   static final class MonoStreamTimeout<T> extends MonoOperator<T, T> {

@@ -73,6 +73,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   /** 0 when there is no idle timeout. */
   private final long idleNanos;
   private final long tickNanos;
+  private final StreamTimeouts config;
 
   private Subscription s;
 
@@ -90,7 +91,8 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   private TimeoutException pendingError;
 
   StreamTimeoutSubscriber(CoreSubscriber<? super T> actual, @Nullable Predicate<? super T> isProgress,
-      Scheduler scheduler, long firstNanos, long idleNanos) {
+      Scheduler scheduler, long firstNanos, long idleNanos, StreamTimeouts config) {
+    this.config = config;
     this.actual = actual;
     this.isProgress = isProgress;
     this.scheduler = scheduler;
@@ -262,6 +264,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     if (!STATE.compareAndSet(this, RUNNING, TIMING_OUT)) {
       return;
     }
+    (error instanceof FirstItemTimeoutException ? config.firstItemTimeouts() : config.idleTimeouts()).increment();
     arm(0L); // phase 2 first: however upstream reacts to the cancellation, the error will be signalled
     try {
       s.cancel();

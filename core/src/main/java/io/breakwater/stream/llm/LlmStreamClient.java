@@ -8,6 +8,8 @@ import io.breakwater.internal.stream.llm.LlmStreamEngine;
 import io.breakwater.stream.ServerSentEvents;
 import io.breakwater.stream.StreamTimeouts;
 import io.breakwater.stream.StreamTruncatedException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -49,6 +51,9 @@ import reactor.netty.http.client.HttpClient;
  *       {@link Builder#maxResumes(int)} times; events already seen are dropped), and otherwise
  *       fails with a {@link StreamTruncatedException} carrying the partial output. Retries and resumes never
  *       outlive the deadline.</li>
+ *   <li><b>Metrics</b>: {@code breakwater.stream.retries}, {@code .resumes} and {@code .truncations}, tagged
+ *       {@code dialect} and {@code kind}, in {@link Builder#meterRegistry} (default
+ *       {@code Metrics.globalRegistry}).</li>
  *   <li><b>Connections</b>: Reactor Netty's silent retry of requests is disabled; cancelling the stream closes the
  *       connection; the deadline travels in the {@code Breakwater-Timeout} header.</li>
  * </ul>
@@ -69,7 +74,7 @@ public final class LlmStreamClient {
     });
     this.engine = new LlmStreamEngine(DeadlineHeader.standard().sendOn(http), b.path, b.dialect, b.mapper,
         ServerSentEvents.builder().comments(true).maxEventBytes(b.maxEventBytes).build(), b.timeouts,
-        b.maxRetries, b.maxResumes, b.backoff, b.maxBackoff, b.scheduler);
+        b.maxRetries, b.maxResumes, b.backoff, b.maxBackoff, b.scheduler, b.meterRegistry);
   }
 
   /** A builder for the server at {@code baseUrl} (scheme, host and port, e.g. {@code http://127.0.0.1:8000}). */
@@ -111,6 +116,7 @@ public final class LlmStreamClient {
     private Duration maxBackoff = Duration.ofSeconds(5);
     private int maxEventBytes = ServerSentEvents.DEFAULT_MAX_EVENT_BYTES;
     private Supplier<Scheduler> scheduler;
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
 
     private Builder(String baseUrl, Dialect dialect) {
       this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
@@ -176,6 +182,16 @@ public final class LlmStreamClient {
     /** Where backoff time comes from (default: the deadline's scheduler, else {@code Schedulers.parallel()}). */
     public Builder scheduler(Supplier<Scheduler> scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Where {@code breakwater.stream.retries}, {@code breakwater.stream.resumes} and
+     * {@code breakwater.stream.truncations} are counted, tagged {@code dialect} and {@code kind} (default
+     * {@code Metrics.globalRegistry}).
+     */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
       return this;
     }
 

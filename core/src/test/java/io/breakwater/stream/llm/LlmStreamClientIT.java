@@ -15,6 +15,7 @@ import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
 import io.breakwater.stream.StreamTimeouts;
 import io.breakwater.stream.StreamTruncatedException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -151,7 +152,10 @@ class LlmStreamClientIT {
   @Test
   void aStreamEndingWithoutItsTerminalEventIsATruncationNotASuccess() {
     server.play((n, req, res) -> sse(res, drip(res, 2, Duration.ofMillis(10), Flux.empty())));
-    Outcome outcome = run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT).meterRegistry(registry).build().stream(REQUEST));
+    assertThat(registry.get("breakwater.stream.truncations").tag("kind", "connection").counter().count())
+        .isEqualTo(1);
     assertThat(outcome.error.get()).isInstanceOf(StreamTruncatedException.class).hasNoCause();
     assertThat(((StreamTruncatedException) outcome.error.get()).partialOutput()).isEqualTo("t0t1");
     assertThat(((StreamTruncatedException) outcome.error.get()).failureKind()).isEqualTo(FailureKind.CONNECTION);
@@ -173,11 +177,14 @@ class LlmStreamClientIT {
     server.play((n, req, res) -> n == 0
         ? res.status(429).header("Retry-After", "1").sendString(Mono.just("slow down"))
         : sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));
-    Outcome outcome = run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT).meterRegistry(registry).build().stream(REQUEST));
     assertThat(outcome.error.get()).isNull();
     assertThat(outcome.text()).isEqualTo("t0");
     assertThat(outcome.took()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
     assertThat(server.requests.get()).isEqualTo(2);
+    assertThat(registry.get("breakwater.stream.retries").tags("dialect", "openai_chat", "kind", "rate_limited")
+        .counter().count()).isEqualTo(1);
   }
 
   @Test

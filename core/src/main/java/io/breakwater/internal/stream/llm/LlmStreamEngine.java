@@ -15,6 +15,7 @@ import io.breakwater.stream.StreamTruncatedException;
 import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.LlmChunk;
 import io.breakwater.stream.llm.LlmStreamException;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.Unpooled;
 import java.net.SocketException;
 import java.net.URLEncoder;
@@ -88,6 +89,8 @@ public final class LlmStreamEngine {
   private final Duration backoff;
   private final Duration maxBackoff;
   @Nullable private final Supplier<Scheduler> scheduler;
+  private final MeterRegistry meterRegistry;
+  private final String dialectTag;
   private final FailureClassifier classifier = FailureClassifier.defaults();
 
   /** Context key under which an attempt receives its connection, to close it when the attempt is cancelled. */
@@ -95,7 +98,10 @@ public final class LlmStreamEngine {
 
   public LlmStreamEngine(HttpClient http, String path, Dialect dialect,
       com.fasterxml.jackson.databind.ObjectMapper mapper, ServerSentEvents decoder, StreamTimeouts timeouts,
-      int maxRetries, int maxResumes, Duration backoff, Duration maxBackoff, @Nullable Supplier<Scheduler> scheduler) {
+      int maxRetries, int maxResumes, Duration backoff, Duration maxBackoff, @Nullable Supplier<Scheduler> scheduler,
+      MeterRegistry meterRegistry) {
+    this.meterRegistry = meterRegistry;
+    this.dialectTag = dialect.name().toLowerCase(java.util.Locale.ROOT);
     // Remember each attempt's connection: cancelling an attempt must close it, also before the response arrives,
     // so that no request is left running on the server and no half-read connection goes back to the pool.
     this.http = http.doOnRequest((request, connection) -> request.currentContextView()
@@ -220,6 +226,7 @@ public final class LlmStreamEngine {
     if (session.delivered == 0) {
       if (retryable && session.retries < maxRetries) {
         session.retries++;
+        count("breakwater.stream.retries", kind);
         return after(delay(error, session.retries, deadline), deadline, error, session, body, ctx);
       }
       return Flux.error(error);
@@ -227,11 +234,18 @@ public final class LlmStreamEngine {
     boolean resumable = retryable && !(error instanceof LlmStreamException) && canResume(session);
     if (resumable && session.resumes < maxResumes) {
       session.resumes++;
+      count("breakwater.stream.resumes", kind);
       session.resuming = true;
       return after(delay(error, session.resumes, deadline), deadline, truncated(session, error), session, body,
           ctx);
     }
+    count("breakwater.stream.truncations", kind);
     return Flux.error(truncated(session, error));
+  }
+
+  /** Failure paths only: a registry lookup per event is fine there. */
+  private void count(String name, FailureKind kind) {
+    meterRegistry.counter(name, "dialect", dialectTag, "kind", kind.tag()).increment();
   }
 
   private StreamTruncatedException truncated(Session session, Throwable error) {
