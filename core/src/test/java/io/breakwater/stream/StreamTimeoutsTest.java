@@ -314,6 +314,24 @@ class StreamTimeoutsTest {
     assertThat(registry.get("breakwater.stream.timeouts").tag("type", "idle").counter().count()).isEqualTo(1);
   }
 
+  /** P8's second half: many concurrent streams hold one pending timer each, and none once cancelled. */
+  @Test
+  void tenThousandConcurrentStreamsHoldOneTimerEachAndNoneAfterCancellation() {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    TaskCountingScheduler counting = new TaskCountingScheduler(vts);
+    StreamTimeouts timeouts = StreamTimeouts.builder().firstItem(Duration.ofSeconds(30)).idle(Duration.ofSeconds(3))
+        .scheduler(() -> counting).build();
+    List<Disposable> streams = new java.util.ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      streams.add(Flux.interval(Duration.ofMillis(500 + i % 7), vts).transform(streamTimeouts(timeouts)).subscribe());
+    }
+    assertThat(counting.pendingTasks()).isEqualTo(10_000);
+    vts.advanceTimeBy(Duration.ofSeconds(10)); // ticks re-arm: still one pending timer per stream
+    assertThat(counting.pendingTasks()).isEqualTo(10_000);
+    streams.forEach(Disposable::dispose);
+    assertThat(counting.pendingTasks()).isZero();
+  }
+
   @Test
   void configsAreValidated() {
     assertThatThrownBy(() -> StreamTimeouts.builder().build())
