@@ -329,6 +329,21 @@ class LlmStreamClientIT {
   }
 
   @Test
+  void aPostWhoseConnectionDropsBeforeTheResponseIsNotResentWithRetriesOff() {
+    // The first call leaves a pooled connection; the server then drops the second request's connection without
+    // answering. With maxRetries(0) nothing may send that POST again. (Reactor Netty's own retry, disabled by the
+    // client, does not fire in this case either: it only re-sends requests that did not reach the server.)
+    server.play((n, req, res) -> n == 0
+        ? sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE)))
+        : Mono.fromRunnable(() -> res.withConnection(c -> c.channel().close())).then(Mono.never()));
+    LlmStreamClient client = client(Dialect.OPENAI_CHAT).maxRetries(0).build();
+    assertThat(run(client.stream(REQUEST)).error.get()).isNull();
+    Outcome second = run(client.stream(REQUEST));
+    assertThat(FailureClassifier.defaults().classify(second.error.get())).isEqualTo(FailureKind.CONNECTION);
+    assertThat(server.requests.get()).as("requests the server received").isEqualTo(2);
+  }
+
+  @Test
   void theDeadlineTravelsWithTheRequest() {
     server.play((n, req, res) -> sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));
     run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST)
