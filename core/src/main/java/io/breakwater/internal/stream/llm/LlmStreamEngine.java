@@ -1,6 +1,7 @@
 package io.breakwater.internal.stream.llm;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakwater.Breakwater;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureClassifier;
@@ -27,6 +28,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -97,11 +99,11 @@ public final class LlmStreamEngine {
   private static final Object CONNECTION = new Object();
 
   public LlmStreamEngine(HttpClient http, String path, Dialect dialect,
-      com.fasterxml.jackson.databind.ObjectMapper mapper, ServerSentEvents decoder, StreamTimeouts timeouts,
+      ObjectMapper mapper, ServerSentEvents decoder, StreamTimeouts timeouts,
       int maxRetries, int maxResumes, Duration backoff, Duration maxBackoff, @Nullable Supplier<Scheduler> scheduler,
       MeterRegistry meterRegistry) {
     this.meterRegistry = meterRegistry;
-    this.dialectTag = dialect.name().toLowerCase(java.util.Locale.ROOT);
+    this.dialectTag = dialect.name().toLowerCase(Locale.ROOT);
     // Remember each attempt's connection: cancelling an attempt must close it, also before the response arrives,
     // so that no request is left running on the server and no half-read connection goes back to the pool.
     this.http = http.doOnRequest((request, connection) -> request.currentContextView()
