@@ -181,6 +181,26 @@ class WithDeadlineTest {
   }
 
   @Test
+  void synchronousPipelineArmsNoTimerEvenBelowARetry() {
+    // A retry passes onSubscribe down before it subscribes to its source, so "after onSubscribe" is too early to
+    // know whether the call already finished: the timer waits until the subscription of the source has returned.
+    TaskCountingScheduler clock = new TaskCountingScheduler(VirtualTimeScheduler.create());
+    DeadlineSpec spec = DeadlineSpec.builder(Duration.ofSeconds(10)).scheduler(() -> clock).build();
+
+    StepVerifier.create(Mono.fromSupplier(() -> 42)
+            .transformDeferred(io.breakwater.Breakwater.perCallTimeout())
+            .transformDeferred(io.breakwater.Breakwater.guardedBy(
+                io.breakwater.breaker.CircuitBreaker.builder("sync").scheduler(() -> clock).build()))
+            .transformDeferred(io.breakwater.Breakwater.retryWithBudget(
+                io.breakwater.retry.Backoff.fullJitter(Duration.ofMillis(100), Duration.ofSeconds(1))))
+            .transformDeferred(withDeadline(spec)))
+        .expectNext(42)
+        .verifyComplete();
+
+    assertThat(clock.scheduledTasks()).isZero();
+  }
+
+  @Test
   void completionAndCancellationLeaveNoTimerBehind() {
     VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
     TaskCountingScheduler clock = new TaskCountingScheduler(virtual);

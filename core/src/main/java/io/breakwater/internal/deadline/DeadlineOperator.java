@@ -98,6 +98,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
     } else {
       source.subscribe(subscriber);
     }
+    subscriber.subscribed();
   }
 
   static final class MonoDeadline<T> extends MonoOperator<T, T> {

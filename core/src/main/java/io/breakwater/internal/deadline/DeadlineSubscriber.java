@@ -17,8 +17,9 @@ import reactor.util.context.Context;
  * Relays signals until the deadline passes, then cancels upstream and signals
  * {@link io.breakwater.deadline.DeadlineExceededException}.
  *
- * <p>One timer per subscription, armed after the downstream {@code onSubscribe} returns: a source that completes
- * synchronously (the common case for cached and in-memory calls) never arms one. The timer and {@code onNext} are
+ * <p>One timer per subscription, armed only once both the subscription of the source has returned and
+ * {@code onSubscribe} has been passed down: a chain that completes synchronously (the common case for cached and
+ * in-memory calls) never arms one. The timer and {@code onNext} are
  * serialised by a small state machine, so the error is never signalled while an item is being delivered.
  */
 final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
@@ -41,6 +42,10 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
   private static final AtomicIntegerFieldUpdater<DeadlineSubscriber> STATE =
       AtomicIntegerFieldUpdater.newUpdater(DeadlineSubscriber.class, "state");
 
+  private volatile int gate;
+  private static final AtomicIntegerFieldUpdater<DeadlineSubscriber> GATE =
+      AtomicIntegerFieldUpdater.newUpdater(DeadlineSubscriber.class, "gate");
+
   private volatile Disposable timer;
   @SuppressWarnings("rawtypes")
   private static final AtomicReferenceFieldUpdater<DeadlineSubscriber, Disposable> TIMER =
@@ -62,9 +67,23 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
     if (Operators.validate(this.s, s)) {
       this.s = s;
       actual.onSubscribe(this);
-      if (state != TERMINATED) {
-        arm();
-      }
+      passGate();
+    }
+  }
+
+  /**
+   * Called once {@code source.subscribe(this)} has returned. The timer is armed by whichever of this and
+   * {@link #onSubscribe} comes second, and only if the source has not terminated by then: a chain that completes
+   * during its subscription arms no timer, even when an operator below signals {@code onSubscribe} before it
+   * subscribes to its own source (as retry operators do).
+   */
+  void subscribed() {
+    passGate();
+  }
+
+  private void passGate() {
+    if (GATE.incrementAndGet(this) == 2 && state != TERMINATED) {
+      arm();
     }
   }
 
