@@ -1,0 +1,133 @@
+package io.breakwater.redis;
+
+import static io.breakwater.Breakwater.guardedBy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.breaker.CircuitBreaker.State;
+import io.breakwater.failure.HttpStatusException;
+import io.breakwater.redis.testing.RedisProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/** Four instances of one breaker, each with its own Redisson client, sharing state through a real Redis. */
+class RedisBreakerStateStoreIT {
+
+  private static final int INSTANCES = 4;
+
+  private RedisProcess redis;
+  private RedisClients clients;
+  private final List<CircuitBreaker> breakers = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    redis = RedisProcess.start();
+    clients = new RedisClients();
+    for (int i = 0; i < INSTANCES; i++) {
+      breakers.add(CircuitBreaker.builder("search")
+          .minimumCalls(5)
+          .failureRateThreshold(0.5)
+          .openDuration(Duration.ofMillis(500))
+          .halfOpenProbes(1)
+          .stateStore(RedisBreakerStateStore.create(clients.standalone(redis.address())))
+          .build());
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    clients.close();
+    redis.close();
+  }
+
+  private static void fail(CircuitBreaker breaker, int times) {
+    for (int i = 0; i < times; i++) {
+      Mono.error(new HttpStatusException(503)).transformDeferred(guardedBy(breaker)).onErrorResume(e -> Mono.empty())
+          .block();
+    }
+  }
+
+  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    for (int i = 0; i < 200 && !condition.getAsBoolean(); i++) {
+      Thread.sleep(25);
+    }
+    assertThat(condition.getAsBoolean()).as(what).isTrue();
+  }
+
+  @Test
+  void whenOneInstanceTripsEveryInstanceOpens() throws InterruptedException {
+    Thread.sleep(300); // let every instance's subscription to the transitions channel settle
+    fail(breakers.get(0), 5);
+
+    assertThat(breakers.get(0).state()).isEqualTo(State.OPEN);
+    await("all four instances open", () -> breakers.stream().allMatch(b -> b.state() == State.OPEN));
+  }
+
+  @Test
+  void exactlyOneProbeRunsAcrossFourInstancesInHalfOpen() throws InterruptedException {
+    Thread.sleep(300);
+    fail(breakers.get(0), 5);
+    await("all open", () -> breakers.stream().allMatch(b -> b.state() == State.OPEN));
+    Thread.sleep(600); // past the open duration: every instance may half-open
+
+    AtomicInteger probes = new AtomicInteger();
+    Mono<String> slowProbe = Mono.fromCallable(probes::incrementAndGet)
+        .delayElement(Duration.ofMillis(300))
+        .map(String::valueOf);
+    List<String> outcomes = Flux.range(0, INSTANCES * 25)
+        .flatMap(i -> slowProbe.transformDeferred(guardedBy(breakers.get(i % INSTANCES)))
+            .onErrorResume(e -> Mono.just(e.getClass().getSimpleName()))
+            .subscribeOn(Schedulers.parallel()))
+        .collectList()
+        .block(Duration.ofSeconds(20));
+
+    assertThat(probes).as("probe calls made across the cluster").hasValue(1);
+    assertThat(outcomes).filteredOn(o -> o.equals("1")).hasSize(1);
+  }
+
+  @Test
+  void happyPathSendsNoCommandToRedis() {
+    long before = commands();
+    for (CircuitBreaker breaker : breakers) {
+      for (int i = 0; i < 1_000; i++) {
+        Mono.just(i).transformDeferred(guardedBy(breaker)).block();
+      }
+    }
+    assertThat(commands() - before).as("Redis commands for 4 000 successful calls").isZero();
+  }
+
+  @Test
+  void breakersFallBackToLocalStateDuringAnOutage() {
+    redis.pause();
+    try {
+      fail(breakers.get(1), 5);
+      assertThat(breakers.get(1).state()).as("local state still trips the breaker").isEqualTo(State.OPEN);
+    } finally {
+      redis.resume();
+    }
+  }
+
+  /** Commands Redis processed, other than the ones it answers to keep connections alive. */
+  private long commands() {
+    String info = redis.command("INFO", "commandstats");
+    long total = 0;
+    Matcher m = Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)").matcher(info);
+    while (m.find()) {
+      if (!m.group(1).equals("ping") && !m.group(1).equals("info")) {
+        total += Long.parseLong(m.group(2));
+      }
+    }
+    return total;
+  }
+}
