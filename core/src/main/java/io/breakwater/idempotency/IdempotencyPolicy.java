@@ -1,6 +1,9 @@
 package io.breakwater.idempotency;
 
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -9,6 +12,8 @@ import io.breakwater.internal.Durations;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.function.Supplier;
 import reactor.core.scheduler.Scheduler;
@@ -65,6 +70,8 @@ public final class IdempotencyPolicy {
   private final FailureClassifier classifier;
   private final MeterRegistry meterRegistry;
   private final Supplier<Scheduler> scheduler;
+  private final Map<JavaType, ObjectReader> readers = new ConcurrentHashMap<>();
+  private final Map<JavaType, ObjectWriter> writers = new ConcurrentHashMap<>();
 
   private IdempotencyPolicy(Builder b) {
     this.store = b.store;
@@ -124,6 +131,16 @@ public final class IdempotencyPolicy {
 
   public ObjectMapper objectMapper() {
     return objectMapper;
+  }
+
+  /** The reader of results of {@code type}, built once per type and policy (Jackson builds it under a lock). */
+  public ObjectReader readerFor(JavaType type) {
+    return readers.computeIfAbsent(type, objectMapper::readerFor);
+  }
+
+  /** The writer of results of {@code type}, built once per type and policy. */
+  public ObjectWriter writerFor(JavaType type) {
+    return writers.computeIfAbsent(type, objectMapper::writerFor);
   }
 
   public FailureClassifier classifier() {

@@ -49,15 +49,15 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
   private final ObjectWriter writer;
 
   /**
-   * Resolves the result type's Jackson reader and writer here, at assembly: Jackson builds them under a lock the
-   * first time, and that must not happen on a non-blocking thread in the middle of a call.
+   * Resolves the result type's Jackson reader and writer here, at assembly (cached by the policy): Jackson builds
+   * them under a lock the first time, and that must not happen on a non-blocking thread in the middle of a call.
    */
   public IdempotentOperator(IdempotencyKey key, IdempotencyPolicy policy, JavaType resultType) {
     this.key = key;
     this.policy = policy;
     this.resultType = resultType;
-    this.reader = policy.objectMapper().readerFor(resultType);
-    this.writer = policy.objectMapper().writerFor(resultType);
+    this.reader = policy.readerFor(resultType);
+    this.writer = policy.writerFor(resultType);
   }
 
   @Override
