@@ -228,4 +228,47 @@ public final class Breakwater {
         ? mono.contextWrite(budget)
         : Flux.from(source).contextWrite(budget);
   }
+
+  /**
+   * Guards everything upstream with a circuit breaker: each subscription (so each retry attempt) asks the breaker
+   * for admission and reports its outcome. A rejected call fails at once with
+   * {@link io.breakwater.breaker.CircuitBreakerOpenException} ({@code CIRCUIT_OPEN}, not retryable), and upstream is
+   * never subscribed.
+   *
+   * <pre>{@code
+   * CircuitBreaker breaker = CircuitBreaker.ofDefaults("weather");
+   * client.forecast(city)
+   *     .transformDeferred(perCallTimeout())
+   *     .transformDeferred(guardedBy(breaker))          // every attempt passes the breaker
+   *     .transformDeferred(retryWithBudget(policy));
+   * }</pre>
+   *
+   * <ul>
+   *   <li><b>Happy path:</b> a volatile read to admit, one clock read (two with the slow-call trigger on) and a
+   *       striped increment to record; no lock, no store round trip.</li>
+   *   <li><b>What counts:</b> timeouts, 5xx and connection failures; not 4xx, invalid arguments, the task's own
+   *       deadline or cancellation (see {@link io.breakwater.breaker.CircuitBreaker}).</li>
+   *   <li><b>{@code Flux}:</b> judged by its errors and its time to first element, not its total duration.</li>
+   * </ul>
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> guardedBy(io.breakwater.breaker.CircuitBreaker breaker) {
+    Objects.requireNonNull(breaker, "breaker");
+    return io.breakwater.internal.breaker.GuardOperator.of(breaker);
+  }
+
+  /**
+   * Guards everything upstream with the breakers of {@code toolName} in {@code registry}: its family's breaker
+   * first (an open family rejects with the family's name), then its own. Both record every call that reaches them.
+   *
+   * <pre>{@code
+   * gmail.send(draft).transformDeferred(guardedBy(breakers, "gmail.send"));   // family "gmail", tool "gmail.send"
+   * }</pre>
+   *
+   * @see #guardedBy(io.breakwater.breaker.CircuitBreaker)
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> guardedBy(
+      io.breakwater.breaker.CircuitBreakerRegistry registry, String toolName) {
+    Objects.requireNonNull(registry, "registry");
+    return registry.guard(toolName);
+  }
 }

@@ -1,0 +1,73 @@
+package io.breakwater.breaker;
+
+import io.breakwater.BreakwaterException;
+import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.Durations;
+import java.time.Duration;
+
+/**
+ * Signalled, without subscribing upstream, when a circuit breaker rejects a call: it is {@code OPEN}, it is
+ * {@code HALF_OPEN} and its probes are taken, or it has just closed and is ramping traffic back up.
+ *
+ * <p>Its kind is {@link FailureKind#CIRCUIT_OPEN}, which is non-retryable: retrying against the same open breaker
+ * only burns the budget, so {@code retryWithBudget} passes it through. Fallbacks still apply:
+ *
+ * <pre>{@code
+ * search(query)
+ *     .transformDeferred(guardedBy(breaker))
+ *     .onErrorResume(CircuitBreakerOpenException.class, e -> cachedResults(query));
+ * }</pre>
+ *
+ * <p>It names the breaker that rejected the call ({@link #source()}; with families, the family's name when the family
+ * rejected it), that breaker's {@link #state()} and how long until it next lets a probe through
+ * ({@link #untilProbe()}, zero when that may happen any time). It carries no stack trace.
+ */
+public final class CircuitBreakerOpenException extends RuntimeException implements BreakwaterException {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String breaker;
+  private final CircuitBreaker.State state;
+  private final Duration untilProbe;
+
+  public CircuitBreakerOpenException(String breaker, CircuitBreaker.State state, Duration untilProbe,
+      String detail) {
+    super("Circuit breaker '" + breaker + "' is " + state + ": " + detail);
+    this.breaker = breaker;
+    this.state = state;
+    this.untilProbe = untilProbe;
+  }
+
+  /** A rejection by an {@code OPEN} breaker whose next probe is allowed in {@code untilProbe}. */
+  public static CircuitBreakerOpenException open(String breaker, Duration untilProbe) {
+    return new CircuitBreakerOpenException(breaker, CircuitBreaker.State.OPEN, untilProbe,
+        "calls rejected for " + Durations.format(untilProbe) + " more, then one probe is let through");
+  }
+
+  /** The name of the breaker that rejected the call. */
+  @Override
+  public String source() {
+    return breaker;
+  }
+
+  /** {@link FailureKind#CIRCUIT_OPEN}: not retryable against the same breaker. */
+  @Override
+  public FailureKind failureKind() {
+    return FailureKind.CIRCUIT_OPEN;
+  }
+
+  /** The rejecting breaker's state when it rejected the call. */
+  public CircuitBreaker.State state() {
+    return state;
+  }
+
+  /** How long until the breaker lets a probe through; zero when it may do so at any time. */
+  public Duration untilProbe() {
+    return untilProbe;
+  }
+
+  @Override
+  public synchronized Throwable fillInStackTrace() {
+    return this;
+  }
+}

@@ -1,0 +1,456 @@
+package io.breakwater.internal.breaker;
+
+import io.breakwater.breaker.BreakerStateStore;
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.breaker.CircuitBreaker.State;
+import io.breakwater.breaker.CircuitBreakerOpenException;
+import io.breakwater.breaker.StateTransition;
+import io.breakwater.failure.FailureClassifier;
+import io.breakwater.failure.FailureKind;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+import reactor.util.retry.Retry;
+
+/**
+ * The state machine behind a {@link CircuitBreaker}. Admission reads one volatile field; outcomes go to the window of
+ * the phase that admitted the call; transitions replace the phase by compare-and-set and are delivered in order by a
+ * {@link TransitionDispatcher} to the event stream, the meters and the {@link BreakerStateStore}.
+ */
+public final class BreakerCore {
+
+  private static final Logger LOG = Loggers.getLogger(BreakerCore.class);
+
+  /** Outcomes of a call, as the guard reports them. */
+  static final int SUCCESS = 0;
+  static final int FAILURE = 1;
+  static final int IGNORED = 2;
+  static final int CANCELLED = 3;
+  /** Admitted but never made (another breaker of the guard rejected the call). */
+  static final int UNUSED = 4;
+
+  private static volatile Function<CircuitBreaker, BreakerCore> access;
+
+  /** Called once by {@link CircuitBreaker}'s initialiser, so that the guard can reach a breaker's core. */
+  public static void bindAccess(Function<CircuitBreaker, BreakerCore> accessor) {
+    access = accessor;
+  }
+
+  static BreakerCore of(CircuitBreaker breaker) {
+    return access.apply(breaker);
+  }
+
+  final String name;
+  private final double failureRateThreshold;
+  private final int minimumCalls;
+  private final long bucketNanos;
+  private final int buckets;
+  private final long baseOpenNanos;
+  private final double openMultiplier;
+  private final long maxOpenNanos;
+  private final int probes;
+  private final long rampNanos;
+  private final double rampStart;
+  /** Negative when the slow-call trigger is off. */
+  final long slowNanos;
+  private final double slowRateThreshold;
+  private final FailureClassifier classifier;
+  private final boolean countRateLimited;
+  private final boolean countUnknown;
+  final Supplier<Scheduler> scheduler;
+  private final BreakerStateStore store;
+  private final String origin;
+  private final BreakerMetrics metrics;
+  private final Sinks.Many<StateTransition> events = Sinks.many().multicast().directBestEffort();
+  private final TransitionDispatcher dispatcher;
+
+  /**
+   * Clock sampling for synchronous successes: the latest clock value any call read, and a mask such that a
+   * synchronous success reads the clock itself with probability 1 / (mask + 1). The mask doubles while samples
+   * find calls dense (the previous read less than {@link #denseNanos} ago) and drops to 0 (every call reads) as soon
+   * as one does not.
+   */
+  private volatile long lastNow = Long.MIN_VALUE;
+  private volatile int sampleMask;
+  private static final int MAX_SAMPLE_MASK = 1023;
+  private final long denseNanos;
+
+  private volatile Phase phase;
+  private static final AtomicReferenceFieldUpdater<BreakerCore, Phase> PHASE =
+      AtomicReferenceFieldUpdater.newUpdater(BreakerCore.class, Phase.class, "phase");
+
+  public BreakerCore(CircuitBreaker config) {
+    this.name = config.name();
+    this.failureRateThreshold = config.failureRateThreshold();
+    this.minimumCalls = config.minimumCalls();
+    this.buckets = config.windowBuckets();
+    this.bucketNanos = config.slidingWindow().toNanos() / buckets;
+    this.denseNanos = Math.max(1, bucketNanos / 64);
+    this.baseOpenNanos = config.openDuration().toNanos();
+    this.openMultiplier = config.openDurationMultiplier();
+    this.maxOpenNanos = config.maxOpenDuration().toNanos();
+    this.probes = config.halfOpenProbes();
+    this.rampNanos = config.rampUp().toNanos();
+    this.rampStart = config.rampUpStartFraction();
+    this.slowNanos = config.slowCallThreshold() == null ? -1 : config.slowCallThreshold().toNanos();
+    this.slowRateThreshold = config.slowCallRateThreshold();
+    this.classifier = config.classifier();
+    this.countRateLimited = config.countsRateLimited();
+    this.countUnknown = config.countsUnknown();
+    this.scheduler = config.scheduler();
+    this.store = config.stateStore();
+    this.origin = name + "@" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+    this.phase = Phase.closed(0, Long.MIN_VALUE, 0, baseOpenNanos, 0, newWindow());
+    this.dispatcher = new TransitionDispatcher(1, this::deliver);
+    this.metrics = new BreakerMetrics(config.meterRegistry(), name, this);
+    store.transitions(name)
+        .filter(t -> !origin.equals(t.origin()))
+        .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofMinutes(1))
+            .doBeforeRetry(s -> LOG.warn("Breaker '{}': state store transitions failed, resubscribing: {}", name,
+                s.failure().toString())))
+        .subscribe(this::applyRemote);
+  }
+
+  private SlidingWindow newWindow() {
+    return new SlidingWindow(bucketNanos, buckets);
+  }
+
+  static long now(Scheduler clock) {
+    return clock.now(TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * The time of a call that ended synchronously, during its subscription. Reading the clock can cost more than the
+   * rest of the breaker (50 ns on a virtualised clock), so while calls are dense only a random sample of them reads
+   * it and the others take the latest value read: at most a small fraction of a bucket old, since the sample
+   * interval adapts to keep it so. Every failure and every asynchronous call reads the clock.
+   */
+  long sampledNow(Scheduler clock) {
+    int mask = sampleMask;
+    if (mask != 0 && (ThreadLocalRandom.current().nextInt() & mask) != 0) {
+      return lastNow;
+    }
+    long now = now(clock);
+    long previous = lastNow;
+    lastNow = now;
+    int next = now - previous < denseNanos && previous != Long.MIN_VALUE ? Math.min(mask * 2 + 1, MAX_SAMPLE_MASK)
+        : 0;
+    if (next != mask) {
+      sampleMask = next;
+    }
+    return now;
+  }
+
+  /** Notes a clock value read for another reason (a failure, an asynchronous call), keeping samples fresh. */
+  long observed(long now) {
+    long last = lastNow;
+    if (last == Long.MIN_VALUE || now - last > denseNanos) {
+      lastNow = now;
+      if (sampleMask != 0) {
+        sampleMask = 0;
+      }
+    }
+    return now;
+  }
+
+
+  /** The phase that admits a call, or {@code null} if the call is rejected. Reads the clock only when not CLOSED. */
+  Phase acquire(Scheduler clock) {
+    Phase p = phase;
+    if (p.state == State.CLOSED && !p.ramping) {
+      return p;
+    }
+    return acquireSlow(p, clock);
+  }
+
+  private Phase acquireSlow(Phase p, Scheduler clock) {
+    long now = now(clock);
+    for (;;) {
+      switch (p.state) {
+        case CLOSED -> {
+          if (!p.ramping) {
+            return p;
+          }
+          if (now - p.until >= 0) {
+            PHASE.compareAndSet(this, p, p.rampDone());
+            return p;
+          }
+          double fraction = rampStart + (1.0 - rampStart) * (double) (now - p.since) / rampNanos;
+          long seq = p.rampSeq.getAndIncrement();
+          // admit call seq when it brings floor(admitted) up: exactly `fraction` of any run of calls
+          return (long) ((seq + 1) * fraction) > (long) (seq * fraction) ? p : null;
+        }
+        case OPEN -> {
+          if (now - p.until < 0) {
+            return null;
+          }
+          Phase half = Phase.halfOpen(p.gen + 1, now, p.openNanos, p.reopens, probes);
+          transition(p, half, now);
+          p = phase;
+        }
+        default -> {
+          return p.takePermit() ? p : null;
+        }
+      }
+    }
+  }
+
+  /** The exception for a call this breaker just rejected (and counts the rejection). */
+  CircuitBreakerOpenException rejection(Scheduler clock) {
+    metrics.rejected();
+    Phase p = phase;
+    return switch (p.state) {
+      case OPEN -> CircuitBreakerOpenException.open(name, Duration.ofNanos(Math.max(0, p.until - now(clock))));
+      case HALF_OPEN -> new CircuitBreakerOpenException(name, State.HALF_OPEN, Duration.ZERO,
+          probes + (probes == 1 ? " probe is" : " probes are") + " in flight; other calls are rejected until "
+              + (probes == 1 ? "it ends" : "they end"));
+      case CLOSED -> new CircuitBreakerOpenException(name, State.CLOSED, Duration.ZERO,
+          "ramping up after recovery; this call fell outside the fraction admitted");
+    };
+  }
+
+  /** Claims a probe through the store; a store error counts as granted (local state decides). */
+  Mono<Boolean> claimProbe() {
+    return store.claimProbe(name, probes, Duration.ofNanos(baseOpenNanos))
+        .defaultIfEmpty(Boolean.FALSE)
+        .onErrorResume(e -> {
+          LOG.warn("Breaker '{}': state store probe claim failed, using local state: {}", name, e.toString());
+          return Mono.just(Boolean.TRUE);
+        });
+  }
+
+  void releaseProbeClaim() {
+    store.releaseProbe(name).subscribe(null,
+        e -> LOG.warn("Breaker '{}': state store probe release failed: {}", name, e.toString()));
+  }
+
+  /** Another instance holds the probe: stay open locally (not published) for another open duration. */
+  void probeHeldElsewhere(Phase half, Scheduler clock) {
+    long now = now(clock);
+    half.permits.incrementAndGet();
+    Phase open = Phase.open(half.gen + 1, now, half.openNanos, half.reopens);
+    transition(half, open, now, false);
+  }
+
+
+  /** Whether a failure of {@code kind} counts towards opening the breaker. */
+  boolean counts(FailureKind kind) {
+    return switch (kind) {
+      case TIMEOUT, SERVER_ERROR, CONNECTION -> true;
+      case RATE_LIMITED -> countRateLimited;
+      case UNKNOWN -> countUnknown;
+      default -> false;
+    };
+  }
+
+  int outcomeOf(Throwable error) {
+    return counts(classifier.classify(error)) ? FAILURE : IGNORED;
+  }
+
+  /**
+   * Records the outcome of a call admitted by {@code p}. {@code latency} is the time to the first element (or the
+   * end), negative when unknown; {@code now} is when the outcome is recorded.
+   */
+  void record(Phase p, int outcome, long now, long latency, boolean claimed) {
+    boolean slow = slowNanos >= 0 && latency >= slowNanos && (outcome == SUCCESS || outcome == FAILURE);
+    if (p.state == State.CLOSED) {
+      recordClosed(p, outcome, now, slow);
+    } else if (p.state == State.HALF_OPEN) {
+      recordProbe(p, outcome, now, slow, claimed);
+    }
+  }
+
+  private void recordClosed(Phase p, int outcome, long now, boolean slow) {
+    switch (outcome) {
+      case SUCCESS -> {
+        SlidingWindow.Bucket bucket = p.window.bucket(now);
+        bucket.successes.increment();
+        metrics.success();
+        if (slow) {
+          bucket.slow.increment();
+          metrics.slow();
+          evaluate(p, now);
+        }
+      }
+      case FAILURE -> {
+        SlidingWindow.Bucket bucket = p.window.bucket(now);
+        bucket.failures.increment();
+        metrics.failure();
+        if (slow) {
+          bucket.slow.increment();
+          metrics.slow();
+        }
+        evaluate(p, now);
+      }
+      case IGNORED -> metrics.ignored();
+      case CANCELLED -> metrics.cancelled();
+      default -> {
+        // UNUSED: nothing happened
+      }
+    }
+  }
+
+  /**
+   * A probe's store claim is released as soon as its call ends, before its verdict or its local permit: a claim is
+   * held exactly while a probe call runs.
+   */
+  private void recordProbe(Phase p, int outcome, long now, boolean slow, boolean claimed) {
+    if (claimed) {
+      releaseProbeClaim();
+    }
+    switch (outcome) {
+      case SUCCESS -> {
+        metrics.success();
+        if (slow) {
+          metrics.slow();
+          reopen(p, now);
+        } else if (p.probeSuccesses.incrementAndGet() >= probes) {
+          transition(p, Phase.closed(p.gen + 1, now, rampNanos, p.openNanos, p.reopens, newWindow()), now);
+        }
+      }
+      case FAILURE -> {
+        metrics.failure();
+        reopen(p, now);
+      }
+      default -> {
+        if (outcome == IGNORED) {
+          metrics.ignored();
+        } else if (outcome == CANCELLED) {
+          metrics.cancelled();
+        }
+        p.permits.incrementAndGet(); // the probe ended without a verdict: let the next caller probe
+      }
+    }
+  }
+
+  private void evaluate(Phase p, long now) {
+    Phase current = phase;
+    if (current.gen != p.gen || current.state != State.CLOSED) {
+      return;
+    }
+    SlidingWindow.Totals totals = p.window.totals(now);
+    if (totals.calls() < minimumCalls) {
+      return;
+    }
+    double calls = totals.calls();
+    boolean failing = totals.failures() / calls >= failureRateThreshold;
+    boolean slow = slowNanos >= 0 && totals.slow() / calls >= slowRateThreshold;
+    if (failing || slow) {
+      // collapsing again while still ramping up counts as reopening
+      boolean reopening = current.ramping && now - current.until < 0;
+      openFrom(current, now, reopening);
+    }
+  }
+
+  private void reopen(Phase half, long now) {
+    openFrom(half, now, true);
+  }
+
+  private void openFrom(Phase from, long now, boolean reopening) {
+    int reopens = reopening ? from.reopens + 1 : 0;
+    long openNanos = reopening ? grow(from.openNanos) : baseOpenNanos;
+    transition(from, Phase.open(from.gen + 1, now, openNanos, reopens), now);
+  }
+
+  private long grow(long openNanos) {
+    double grown = openNanos * openMultiplier;
+    return grown >= maxOpenNanos ? maxOpenNanos : (long) grown;
+  }
+
+
+  private boolean transition(Phase from, Phase to, long now) {
+    return transition(from, to, now, true);
+  }
+
+  private boolean transition(Phase from, Phase to, long now, boolean publish) {
+    if (!PHASE.compareAndSet(this, from, to)) {
+      return false;
+    }
+    Duration open = to.state == State.OPEN ? Duration.ofNanos(to.openNanos) : Duration.ZERO;
+    dispatcher.submit(new TransitionDispatcher.Pending(to.gen,
+        new StateTransition(name, from.state, to.state, instant(now), open, origin), publish));
+    return true;
+  }
+
+  private void deliver(TransitionDispatcher.Pending pending) {
+    StateTransition t = pending.transition();
+    try {
+      metrics.transition(t.from(), t.to());
+      events.tryEmitNext(t);
+      if (pending.publish()) {
+        store.publish(t).subscribe(null,
+            e -> LOG.warn("Breaker '{}': state store publish failed: {}", name, e.toString()));
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Breaker '{}': delivering transition {} failed: {}", name, t, e.toString());
+    }
+  }
+
+  /** Applies a transition another instance published: its OPEN and CLOSED; each instance half-opens by itself. */
+  void applyRemote(StateTransition t) {
+    long at = nanos(t.at());
+    for (;;) {
+      Phase current = phase;
+      Phase next;
+      if (t.to() == State.OPEN) {
+        if (current.state == State.OPEN) {
+          return;
+        }
+        long openNanos = t.openDuration().toNanos();
+        next = Phase.open(current.gen + 1, at, openNanos, current.reopens);
+      } else if (t.to() == State.CLOSED) {
+        if (current.state == State.CLOSED) {
+          return;
+        }
+        next = Phase.closed(current.gen + 1, at, rampNanos, current.openNanos, current.reopens, newWindow());
+      } else {
+        return;
+      }
+      if (PHASE.compareAndSet(this, current, next)) {
+        dispatcher.submit(new TransitionDispatcher.Pending(next.gen,
+            new StateTransition(name, current.state, next.state, t.at(), t.openDuration(), t.origin()), false));
+        return;
+      }
+    }
+  }
+
+  private static Instant instant(long nanos) {
+    return Instant.ofEpochSecond(0, nanos);
+  }
+
+  private static long nanos(Instant at) {
+    return at.getEpochSecond() * 1_000_000_000L + at.getNano();
+  }
+
+
+  /** The current state, moving OPEN to HALF_OPEN first if the open duration has passed. */
+  public State currentState() {
+    Phase p = phase;
+    if (p.state == State.OPEN) {
+      long now = now(scheduler.get());
+      if (now - p.until >= 0) {
+        transition(p, Phase.halfOpen(p.gen + 1, now, p.openNanos, p.reopens, probes), now);
+        return phase.state;
+      }
+    }
+    return p.state;
+  }
+
+  public State currentStateWithoutTransition() {
+    return phase.state;
+  }
+
+  public Flux<StateTransition> transitions() {
+    return events.asFlux();
+  }
+}

@@ -1,0 +1,95 @@
+package io.breakwater.internal.breaker;
+
+import io.breakwater.breaker.CircuitBreaker.State;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A breaker's meters, tagged {@code breaker=<name>}:
+ * <ul>
+ *   <li>{@code breakwater.breaker.state} (gauge, tag {@code state}): 1 for the current state, 0 for the others;</li>
+ *   <li>{@code breakwater.breaker.transitions} (counter, tags {@code from}, {@code to});</li>
+ *   <li>{@code breakwater.breaker.calls} (counter, tag {@code outcome}: {@code success}, {@code failure},
+ *       {@code ignored}, {@code cancelled}, {@code rejected}) and {@code breakwater.breaker.slow.calls}.</li>
+ * </ul>
+ * Successes, the hot outcome, are counted in a striped adder that the meter reads when scraped.
+ */
+final class BreakerMetrics {
+
+  static final String STATE = "breakwater.breaker.state";
+  static final String TRANSITIONS = "breakwater.breaker.transitions";
+  static final String CALLS = "breakwater.breaker.calls";
+  static final String SLOW_CALLS = "breakwater.breaker.slow.calls";
+
+  private final MeterRegistry registry;
+  private final String name;
+  private final LongAdder successes = new LongAdder();
+  private final Counter failures;
+  private final Counter ignored;
+  private final Counter cancelled;
+  private final Counter rejected;
+  private final Counter slow;
+  private final Counter[] transitions = new Counter[State.values().length * State.values().length];
+
+  BreakerMetrics(MeterRegistry registry, String name, BreakerCore core) {
+    this.registry = registry;
+    this.name = name;
+    for (State s : State.values()) {
+      Gauge.builder(STATE, core, c -> c.currentStateWithoutTransition() == s ? 1 : 0)
+          .tags("breaker", name, "state", s.tag())
+          .description("1 when the breaker is in this state")
+          .register(registry);
+    }
+    FunctionCounter.builder(CALLS, successes, LongAdder::sum)
+        .tags("breaker", name, "outcome", "success")
+        .register(registry);
+    this.failures = calls("failure");
+    this.ignored = calls("ignored");
+    this.cancelled = calls("cancelled");
+    this.rejected = calls("rejected");
+    this.slow = Counter.builder(SLOW_CALLS).tags("breaker", name).register(registry);
+  }
+
+  private Counter calls(String outcome) {
+    return Counter.builder(CALLS).tags("breaker", name, "outcome", outcome).register(registry);
+  }
+
+  void success() {
+    successes.increment();
+  }
+
+  void failure() {
+    failures.increment();
+  }
+
+  void ignored() {
+    ignored.increment();
+  }
+
+  void cancelled() {
+    cancelled.increment();
+  }
+
+  void rejected() {
+    rejected.increment();
+  }
+
+  void slow() {
+    slow.increment();
+  }
+
+  /** Called by the single transition-delivering thread. */
+  void transition(State from, State to) {
+    int index = from.ordinal() * State.values().length + to.ordinal();
+    Counter c = transitions[index];
+    if (c == null) {
+      c = Counter.builder(TRANSITIONS).tags("breaker", name, "from", from.tag(), "to", to.tag())
+          .register(registry);
+      transitions[index] = c;
+    }
+    c.increment();
+  }
+}

@@ -1,0 +1,177 @@
+package io.breakwater.internal.breaker;
+
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Scannable;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.annotation.Nullable;
+import reactor.util.context.Context;
+
+/**
+ * Relays one admitted call and reports its outcome, exactly once, to the phases that admitted it — before the
+ * terminal signal goes downstream, so that a retry sees the new state. A call is judged by its first element: its
+ * time to the first element tells a slow call, and a cancellation after it is a success. The clock is read once per
+ * call (at the first element or the end), plus once after subscription for a call still running then, when slow
+ * calls are timed.
+ */
+final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scannable {
+
+  static final int MONO = 1;
+  static final int TOOL_CLAIMED = 2;
+  static final int FAMILY_CLAIMED = 4;
+  /** The default value of {@link #start}: no initialiser, so constructing a subscriber costs no fence. */
+  private static final long UNTIMED = 0;
+
+  private final CoreSubscriber<? super T> actual;
+  private final GuardOperator<?> guard;
+  private final Scheduler clock;
+  @Nullable private final Phase familyPhase;
+  private final Phase toolPhase;
+  private final int flags;
+  /** When the call was found still running after subscription; {@link #UNTIMED} if it was not (yet). */
+  private volatile long start;
+
+  private Subscription s;
+  /** True until {@code source.subscribe(this)} returns: signals seen meanwhile come from a synchronous call. */
+  private boolean subscribing = true;
+  private boolean first;
+  private long firstAt;
+
+  private volatile int done;
+  @SuppressWarnings("rawtypes")
+  private static final AtomicIntegerFieldUpdater<GuardSubscriber> DONE =
+      AtomicIntegerFieldUpdater.newUpdater(GuardSubscriber.class, "done");
+
+  GuardSubscriber(CoreSubscriber<? super T> actual, GuardOperator<?> guard, Scheduler clock,
+      @Nullable Phase familyPhase, Phase toolPhase, boolean mono, int claims) {
+    this.actual = actual;
+    this.guard = guard;
+    this.clock = clock;
+    this.familyPhase = familyPhase;
+    this.toolPhase = toolPhase;
+    this.flags = claims | (mono ? MONO : 0);
+  }
+
+  /**
+   * Called when {@code source.subscribe(this)} has returned: a call that has not produced its first element (nor
+   * ended) by then is timed from now. A call that did during subscription ran synchronously and is never slow; this
+   * saves the synchronous happy path a clock read.
+   */
+  void subscribed() {
+    subscribing = false;
+    if (guard.timesCalls && !first && done == 0) {
+      long now = BreakerCore.now(clock);
+      start = now == UNTIMED ? now + 1 : now;
+    }
+  }
+
+  @Override
+  public Context currentContext() {
+    return actual.currentContext();
+  }
+
+  @Override
+  public void onSubscribe(Subscription s) {
+    if (Operators.validate(this.s, s)) {
+      this.s = s;
+      actual.onSubscribe(this);
+    }
+  }
+
+  @Override
+  public void onNext(T t) {
+    if (!first) {
+      first = true;
+      firstAt = time();
+    }
+    actual.onNext(t);
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    if (DONE.compareAndSet(this, 0, 1)) {
+      long now = guard.tool.observed(BreakerCore.now(clock));
+      if (guard.family != null) {
+        guard.family.record(familyPhase, guard.family.outcomeOf(t), now, latency(now),
+            (flags & FAMILY_CLAIMED) != 0);
+      }
+      guard.tool.record(toolPhase, guard.tool.outcomeOf(t), now, latency(now), (flags & TOOL_CLAIMED) != 0);
+      actual.onError(t);
+    } else {
+      Operators.onErrorDropped(t, actual.currentContext());
+    }
+  }
+
+  @Override
+  public void onComplete() {
+    if (DONE.compareAndSet(this, 0, 1)) {
+      finish(BreakerCore.SUCCESS, endTime());
+      actual.onComplete();
+    }
+  }
+
+  @Override
+  public void request(long n) {
+    s.request(n);
+  }
+
+  @Override
+  public void cancel() {
+    if (DONE.compareAndSet(this, 0, 1)) {
+      s.cancel();
+      finish(first ? BreakerCore.SUCCESS : BreakerCore.CANCELLED, first ? endTime() : 0);
+    } else {
+      s.cancel();
+    }
+  }
+
+  /** A Mono's outcome is timed by its element; a stream's by its end, which may be much later. */
+  private long endTime() {
+    return first && (flags & MONO) != 0 ? firstAt : time();
+  }
+
+  /** The clock, sampled for a synchronous call (see {@link BreakerCore#sampledNow}), read for an asynchronous one. */
+  private long time() {
+    return subscribing ? guard.tool.sampledNow(clock) : guard.tool.observed(BreakerCore.now(clock));
+  }
+
+  /** Time to the first element, or to {@code end} without one; negative when not timed. */
+  private long latency(long end) {
+    long started = start;
+    if (started == UNTIMED) {
+      return -1;
+    }
+    return (first ? firstAt : end) - started;
+  }
+
+  private void finish(int outcome, long now) {
+    long latency = outcome == BreakerCore.CANCELLED ? -1 : latency(now);
+    if (guard.family != null) {
+      guard.family.record(familyPhase, outcome, now, latency, (flags & FAMILY_CLAIMED) != 0);
+    }
+    guard.tool.record(toolPhase, outcome, now, latency, (flags & TOOL_CLAIMED) != 0);
+  }
+
+  @Override
+  @Nullable
+  public Object scanUnsafe(Attr key) {
+    if (key == Attr.PARENT) {
+      return s;
+    }
+    if (key == Attr.ACTUAL) {
+      return actual;
+    }
+    if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+      return done == 1;
+    }
+    if (key == Attr.RUN_STYLE) {
+      return Attr.RunStyle.SYNC;
+    }
+    if (key == Attr.NAME) {
+      return "guardedBy(" + guard.tool.name + ")";
+    }
+    return null;
+  }
+}

@@ -1,0 +1,156 @@
+package io.breakwater.breaker;
+
+import static io.breakwater.Breakwater.guardedBy;
+import static io.breakwater.breaker.Calls.counting;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.breaker.CircuitBreaker.State;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/** Two breakers of one name on one store behave like two instances of a service sharing a Redis store. */
+class BreakerStateStoreTest {
+
+  private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+
+  private CircuitBreaker instance(BreakerStateStore store) {
+    return Calls.on(clock, "search").minimumCalls(2).stateStore(store).build();
+  }
+
+  @Test
+  void anInstanceThatOpensOpensTheOthers() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreaker a = instance(shared);
+    CircuitBreaker b = instance(shared);
+    Calls.failTimes(a, 2);
+    assertThat(a.state()).isEqualTo(State.OPEN);
+    assertThat(b.state()).isEqualTo(State.OPEN);
+    assertThat(Calls.succeed(b)).isInstanceOf(CircuitBreakerOpenException.class);
+  }
+
+  @Test
+  void onlyOneProbeAcrossInstancesAndItsSuccessClosesAll() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreaker a = instance(shared);
+    CircuitBreaker b = instance(shared);
+    Calls.failTimes(a, 2);
+    clock.advanceTimeBy(a.openDuration());
+
+    AtomicInteger upstream = new AtomicInteger();
+    reactor.core.publisher.Sinks.One<String> answer = reactor.core.publisher.Sinks.one();
+    counting(upstream, answer.asMono()).transformDeferred(guardedBy(a)).subscribe();
+    Throwable other = Calls.outcome(b, counting(upstream, Mono.just("x")));
+
+    assertThat(upstream).as("one probe cluster-wide").hasValue(1);
+    assertThat(other).isInstanceOf(CircuitBreakerOpenException.class);
+    answer.tryEmitValue("ok");
+    assertThat(a.state()).isEqualTo(State.CLOSED);
+    assertThat(b.state()).isEqualTo(State.CLOSED);
+  }
+
+  @Test
+  void remoteTransitionsAppearWithTheirOriginAndLocalOnlyOnesAreNotPublished() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreaker a = instance(shared);
+    CircuitBreaker b = instance(shared);
+    java.util.List<StateTransition> seenByA = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<StateTransition> seenByB = new java.util.concurrent.CopyOnWriteArrayList<>();
+    a.transitions().subscribe(seenByA::add);
+    b.transitions().subscribe(seenByB::add);
+    Calls.failTimes(a, 2);
+    clock.advanceTimeBy(a.openDuration());
+    Disposable probe = Mono.never().transformDeferred(guardedBy(a)).subscribe();
+    Calls.succeed(b); // b half-opens, its claim is denied: it stays open locally
+
+    assertThat(seenByB).extracting(t -> t.from() + "->" + t.to())
+        .containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN");
+    assertThat(seenByB.get(0).origin()).isEqualTo(seenByA.get(0).origin()).isNotEqualTo(seenByB.get(1).origin());
+    assertThat(seenByA).extracting(t -> t.from() + "->" + t.to()).as("b's local transitions stay local")
+        .containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN");
+    probe.dispose();
+  }
+
+  @Test
+  void theHappyPathNeverCallsTheStore() {
+    CountingStore store = new CountingStore(BreakerStateStore.inMemory());
+    CircuitBreaker b = instance(store);
+    for (int i = 0; i < 1000; i++) {
+      Calls.succeed(b);
+    }
+    assertThat(store.calls).hasValue(0);
+  }
+
+  @Test
+  void aFailingStoreFallsBackToLocalState() {
+    BreakerStateStore broken = new BreakerStateStore() {
+      @Override
+      public Mono<Void> publish(StateTransition transition) {
+        return Mono.error(new IllegalStateException("store down"));
+      }
+
+      @Override
+      public Flux<StateTransition> transitions(String breaker) {
+        return Flux.never();
+      }
+
+      @Override
+      public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
+        return Mono.error(new IllegalStateException("store down"));
+      }
+
+      @Override
+      public Mono<Void> releaseProbe(String breaker) {
+        return Mono.error(new IllegalStateException("store down"));
+      }
+    };
+    CircuitBreaker b = instance(broken);
+    Calls.failTimes(b, 2);
+    assertThat(b.state()).isEqualTo(State.OPEN);
+    clock.advanceTimeBy(b.openDuration());
+    AtomicInteger upstream = new AtomicInteger();
+    Disposable probe = counting(upstream, Mono.never()).transformDeferred(guardedBy(b)).subscribe();
+    assertThat(Calls.outcome(b, counting(upstream, Mono.just("x")))).as("local permit still gates")
+        .isInstanceOf(CircuitBreakerOpenException.class);
+    probe.dispose();
+    assertThat(Calls.succeed(b)).isNull();
+    assertThat(upstream).hasValue(1);
+    assertThat(b.state()).isEqualTo(State.CLOSED);
+  }
+
+  static final class CountingStore implements BreakerStateStore {
+    final BreakerStateStore delegate;
+    final AtomicInteger calls = new AtomicInteger();
+
+    CountingStore(BreakerStateStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Mono<Void> publish(StateTransition transition) {
+      calls.incrementAndGet();
+      return delegate.publish(transition);
+    }
+
+    @Override
+    public Flux<StateTransition> transitions(String breaker) {
+      return delegate.transitions(breaker);
+    }
+
+    @Override
+    public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
+      calls.incrementAndGet();
+      return delegate.claimProbe(breaker, permits, lease);
+    }
+
+    @Override
+    public Mono<Void> releaseProbe(String breaker) {
+      calls.incrementAndGet();
+      return delegate.releaseProbe(breaker);
+    }
+  }
+}

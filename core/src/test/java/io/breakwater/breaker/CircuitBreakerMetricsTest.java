@@ -1,0 +1,57 @@
+package io.breakwater.breaker;
+
+import static io.breakwater.Breakwater.guardedBy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.failure.HttpStatusException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+class CircuitBreakerMetricsTest {
+
+  private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  private double calls(String outcome) {
+    var search = registry.get("breakwater.breaker.calls").tags("breaker", "search", "outcome", outcome);
+    return outcome.equals("success") ? search.functionCounter().count() : search.counter().count();
+  }
+
+  private double state(String state) {
+    return registry.get("breakwater.breaker.state").tags("breaker", "search", "state", state).gauge().value();
+  }
+
+  private double transitions(String from, String to) {
+    return registry.get("breakwater.breaker.transitions").tags("breaker", "search", "from", from, "to", to)
+        .counter().count();
+  }
+
+  @Test
+  void countsOutcomesTransitionsAndShowsTheState() {
+    CircuitBreaker b = Calls.on(clock, "search").meterRegistry(registry).minimumCalls(2).build();
+    assertThat(state("closed")).isEqualTo(1.0);
+
+    Calls.succeed(b);
+    Calls.call(b, new HttpStatusException(404));
+    Mono.never().transformDeferred(guardedBy(b)).subscribe().dispose();
+    Calls.fail(b); // 1 failure of 2 calls: opens
+    Calls.fail(b); // rejected
+
+    assertThat(calls("success")).isEqualTo(1.0);
+    assertThat(calls("ignored")).isEqualTo(1.0);
+    assertThat(calls("cancelled")).isEqualTo(1.0);
+    assertThat(calls("failure")).isEqualTo(1.0);
+    assertThat(calls("rejected")).isEqualTo(1.0);
+    assertThat(state("open")).isEqualTo(1.0);
+    assertThat(state("closed")).isEqualTo(0.0);
+    assertThat(transitions("closed", "open")).isEqualTo(1.0);
+
+    clock.advanceTimeBy(b.openDuration());
+    Calls.succeed(b);
+    assertThat(transitions("open", "half_open")).isEqualTo(1.0);
+    assertThat(transitions("half_open", "closed")).isEqualTo(1.0);
+    assertThat(state("closed")).isEqualTo(1.0);
+  }
+}
