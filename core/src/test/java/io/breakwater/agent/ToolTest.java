@@ -12,7 +12,6 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -289,6 +288,5 @@ class ToolTest {
         .hasMessageContaining("maxSteps is 0");
     assertThat(ToolDescriptor.builder("gmail.send").sideEffect(SideEffect.IDEMPOTENT_WRITE).build().family())
         .isEqualTo("gmail");
-    assertThat(Map.of()).isEmpty();
   }
 }
