@@ -212,6 +212,7 @@ public final class ToolPipeline<A, R> {
     }
     String reason = redactor.redactText(FailureAdvice.reason(error));
     record.reason = reason;
+    record.kind = kind;
     if (task != null && !record.refused && countsAgainstTool(kind)) {
       task.recordFailure(descriptor.name(), kind, reason, descriptor.unavailableAfter());
     }
@@ -347,7 +348,7 @@ public final class ToolPipeline<A, R> {
     }
     e.put("outcome", outcome);
     e.put("result", result);
-    e.put("failure_kind", kind);
+    e.put("failure_kind", kind != null ? kind : record.kind == null ? null : record.kind.tag());
     e.put("reason", record.reason);
     e.put("fallback", fallback);
     e.put("attempts", record.attempts.get());
@@ -366,6 +367,7 @@ public final class ToolPipeline<A, R> {
     volatile boolean refused;
     volatile String timeoutType;
     volatile String reason;
+    volatile FailureKind kind;
 
     CallRecord(Scheduler clock, long start) {
       this.clock = clock;
