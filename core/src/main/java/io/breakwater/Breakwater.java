@@ -244,8 +244,9 @@ public final class Breakwater {
    * }</pre>
    *
    * <ul>
-   *   <li><b>Happy path:</b> a volatile read to admit, one clock read (two with the slow-call trigger on) and a
-   *       striped increment to record; no lock, no store round trip.</li>
+   *   <li><b>Happy path:</b> a volatile read to admit, a striped increment to record, no lock, no store round
+   *       trip; the clock is read once per asynchronous call (twice to time a slow call), and only on a sample of
+   *       dense synchronous ones.</li>
    *   <li><b>What counts:</b> timeouts, 5xx and connection failures; not 4xx, invalid arguments, the task's own
    *       deadline or cancellation (see {@link io.breakwater.breaker.CircuitBreaker}).</li>
    *   <li><b>{@code Flux}:</b> judged by its errors and its time to first element, not its total duration.</li>

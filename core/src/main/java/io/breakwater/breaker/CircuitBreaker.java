@@ -53,9 +53,10 @@ import reactor.core.scheduler.Schedulers;
  * <h2>Time, state and thread-safety</h2>
  * Time is read from {@link #scheduler()} (default {@code Schedulers::parallel}), resolved at each subscription, so
  * that {@code StepVerifier.withVirtualTime} drives it. Admission on the happy path is a volatile read; outcomes go to
- * striped counters; nothing locks. Transitions are shared with other instances through {@link #stateStore()}. A
- * breaker is thread-safe and meant to be long-lived and shared (see {@link CircuitBreakerRegistry}); its settings
- * are immutable.
+ * striped counters; nothing locks. Calls that end synchronously and densely take a sampled clock value (see
+ * {@code docs/breaker.md}), since a clock read can cost more than the rest of the breaker. Transitions are shared
+ * with other instances through {@link #stateStore()}. A breaker is thread-safe and meant to be long-lived and shared
+ * (see {@link CircuitBreakerRegistry}); its settings are immutable.
  */
 public final class CircuitBreaker {
 
@@ -378,7 +379,7 @@ public final class CircuitBreaker {
       return this;
     }
 
-    /** Turns the slow-call trigger off; the breaker then reads the clock once per call instead of twice. */
+    /** Turns the slow-call trigger off; an asynchronous call then reads the clock once instead of twice. */
     public Builder noSlowCallTrigger() {
       this.slowCallThreshold = null;
       return this;

@@ -53,4 +53,22 @@ class SlidingWindowTest {
     failTimes(b, 1);
     assertThat(b.state()).as("1 success and 3 failures").isEqualTo(State.OPEN);
   }
+
+  @Test
+  void denseSynchronousSuccessesAfterALongPauseStillCount() {
+    CircuitBreaker b = Calls.on(clock, "search").minimumCalls(20).failureRateThreshold(0.5)
+        .slidingWindow(Duration.ofSeconds(60), 10).build();
+    for (int i = 0; i < 5000; i++) {
+      succeed(b); // dense: the breaker stops reading the clock for most of them
+    }
+    clock.advanceTimeBy(Duration.ofSeconds(70)); // everything above has left the window
+    for (int i = 0; i < 3000; i++) {
+      succeed(b);
+    }
+    failTimes(b, 100);
+    assertThat(b.state()).as("100 failures against thousands of recent successes").isEqualTo(State.CLOSED);
+    clock.advanceTimeBy(Duration.ofSeconds(70));
+    failTimes(b, 20);
+    assertThat(b.state()).as("only failures in the window").isEqualTo(State.OPEN);
+  }
 }

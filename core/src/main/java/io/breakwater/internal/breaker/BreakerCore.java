@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
@@ -71,6 +72,8 @@ public final class BreakerCore {
   private final BreakerStateStore store;
   private final String origin;
   private final BreakerMetrics metrics;
+  /** Every success ever recorded: the windows' success count and the success metric. */
+  private final LongAdder successes = new LongAdder();
   private final Sinks.Many<StateTransition> events = Sinks.many().multicast().directBestEffort();
   private final TransitionDispatcher dispatcher;
 
@@ -112,7 +115,7 @@ public final class BreakerCore {
     this.origin = name + "@" + Long.toHexString(ThreadLocalRandom.current().nextLong());
     this.phase = Phase.closed(0, Long.MIN_VALUE, 0, baseOpenNanos, 0, newWindow());
     this.dispatcher = new TransitionDispatcher(1, this::deliver);
-    this.metrics = new BreakerMetrics(config.meterRegistry(), name, this);
+    this.metrics = new BreakerMetrics(config.meterRegistry(), name, this, successes);
     store.transitions(name)
         .filter(t -> !origin.equals(t.origin()))
         .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofMinutes(1))
@@ -122,7 +125,7 @@ public final class BreakerCore {
   }
 
   private SlidingWindow newWindow() {
-    return new SlidingWindow(bucketNanos, buckets);
+    return new SlidingWindow(bucketNanos, buckets, successes);
   }
 
   static long now(Scheduler clock) {
@@ -274,8 +277,7 @@ public final class BreakerCore {
     switch (outcome) {
       case SUCCESS -> {
         SlidingWindow.Bucket bucket = p.window.bucket(now);
-        bucket.successes.increment();
-        metrics.success();
+        successes.increment();
         if (slow) {
           bucket.slow.increment();
           metrics.slow();
@@ -310,7 +312,7 @@ public final class BreakerCore {
     }
     switch (outcome) {
       case SUCCESS -> {
-        metrics.success();
+        successes.increment();
         if (slow) {
           metrics.slow();
           reopen(p, now);

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code breakwater.breaker.calls} (counter, tag {@code outcome}: {@code success}, {@code failure},
  *       {@code ignored}, {@code cancelled}, {@code rejected}) and {@code breakwater.breaker.slow.calls}.</li>
  * </ul>
- * Successes, the hot outcome, are counted in a striped adder that the meter reads when scraped.
+ * Successes, the hot outcome, are the breaker's own striped counter (which its windows also read), read when
+ * scraped.
  */
 final class BreakerMetrics {
 
@@ -26,7 +27,6 @@ final class BreakerMetrics {
 
   private final MeterRegistry registry;
   private final String name;
-  private final LongAdder successes = new LongAdder();
   private final Counter failures;
   private final Counter ignored;
   private final Counter cancelled;
@@ -34,7 +34,7 @@ final class BreakerMetrics {
   private final Counter slow;
   private final Counter[] transitions = new Counter[State.values().length * State.values().length];
 
-  BreakerMetrics(MeterRegistry registry, String name, BreakerCore core) {
+  BreakerMetrics(MeterRegistry registry, String name, BreakerCore core, LongAdder successes) {
     this.registry = registry;
     this.name = name;
     for (State s : State.values()) {
@@ -55,10 +55,6 @@ final class BreakerMetrics {
 
   private Counter calls(String outcome) {
     return Counter.builder(CALLS).tags("breaker", name, "outcome", outcome).register(registry);
-  }
-
-  void success() {
-    successes.increment();
   }
 
   void failure() {

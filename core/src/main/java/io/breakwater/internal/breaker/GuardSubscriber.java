@@ -82,6 +82,9 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
 
   @Override
   public void onNext(T t) {
+    if (t == null) {
+      throw new NullPointerException("onNext(null) in guardedBy(" + guard.tool.name + "): Reactive Streams rule 2.13");
+    }
     if (!first) {
       first = true;
       firstAt = time();

@@ -4,9 +4,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A time-based sliding window of {@code size} buckets of {@code bucketNanos} each, lock-free. Recording a call is
- * one array read and one striped increment; a bucket is replaced (one allocation) when time moves past it. The
- * totals are summed only when a failure or a slow call asks whether the breaker should open.
+ * A time-based sliding window of {@code size} buckets of {@code bucketNanos} each, lock-free.
+ *
+ * <p>Successes, the hot outcome, are not counted per bucket: the breaker's cumulative success counter (which is also
+ * its metric) is incremented once, and each bucket remembers that counter's value when it began. The successes in
+ * the window are the counter now minus its value when the oldest bucket still in the window began. Failures and
+ * slow calls, which are rare, have striped counters per bucket. Recording a call is one comparison to find the
+ * latest bucket and one striped increment; a bucket is replaced (one allocation) when time moves past it.
  *
  * <p>A call recorded at the very moment its bucket is replaced may be lost; the window is a rate estimate, and the
  * loss is bounded by the calls of one such race per bucket period.
@@ -17,13 +21,15 @@ final class SlidingWindow {
     final long epoch;
     /** When the bucket starts, in nanoseconds. */
     final long start;
-    final LongAdder successes = new LongAdder();
+    /** The cumulative success count when the bucket began. */
+    final long successesBefore;
     final LongAdder failures = new LongAdder();
     final LongAdder slow = new LongAdder();
 
-    Bucket(long epoch, long bucketNanos) {
+    Bucket(long epoch, long bucketNanos, long successesBefore) {
       this.epoch = epoch;
       this.start = epoch == Long.MIN_VALUE ? Long.MIN_VALUE : epoch * bucketNanos;
+      this.successesBefore = successesBefore;
     }
   }
 
@@ -32,15 +38,18 @@ final class SlidingWindow {
 
   private final long bucketNanos;
   private final int size;
+  private final LongAdder successes;
   private final AtomicReferenceArray<Bucket> buckets;
   /** The latest bucket: most calls land in it, found with two comparisons instead of two divisions. */
   private volatile Bucket latest;
 
-  SlidingWindow(long bucketNanos, int size) {
+  /** A window counting from now; {@code successes} is the breaker's cumulative success counter. */
+  SlidingWindow(long bucketNanos, int size, LongAdder successes) {
     this.bucketNanos = bucketNanos;
     this.size = size;
+    this.successes = successes;
     this.buckets = new AtomicReferenceArray<>(size);
-    Bucket empty = new Bucket(Long.MIN_VALUE, bucketNanos);
+    Bucket empty = new Bucket(Long.MIN_VALUE, bucketNanos, successes.sum());
     for (int i = 0; i < size; i++) {
       buckets.set(i, empty);
     }
@@ -71,7 +80,7 @@ final class SlidingWindow {
       if (b.epoch > epoch) {
         return b; // a late call: a newer bucket holds the slot, count it there
       }
-      Bucket fresh = new Bucket(epoch, bucketNanos);
+      Bucket fresh = new Bucket(epoch, bucketNanos, successes.sum());
       if (buckets.compareAndSet(index, b, fresh)) {
         return fresh;
       }
@@ -86,17 +95,20 @@ final class SlidingWindow {
   Totals totals(long now) {
     long epoch = Math.floorDiv(now, bucketNanos);
     long oldest = epoch - size + 1;
-    long successes = 0;
     long failures = 0;
     long slow = 0;
+    Bucket first = null;
     for (int i = 0; i < size; i++) {
       Bucket b = buckets.get(i);
       if (b.epoch >= oldest && b.epoch <= epoch) {
-        successes += b.successes.sum();
         failures += b.failures.sum();
         slow += b.slow.sum();
+        if (first == null || b.epoch < first.epoch) {
+          first = b;
+        }
       }
     }
-    return new Totals(successes + failures, failures, slow);
+    long successesInWindow = first == null ? 0 : Math.max(0, successes.sum() - first.successesBefore);
+    return new Totals(successesInWindow + failures, failures, slow);
   }
 }

@@ -1,0 +1,64 @@
+package io.breakwater.examples.travel;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.Flux;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * An OpenAI-compatible chat-completions server on loopback that streams a scripted answer as server-sent events. The
+ * first request stalls: it sends only keep-alive comments, as a model that accepted the request and never produced a
+ * token. Later requests stream the answer word by word and end with {@code [DONE]}.
+ */
+public final class ScriptedLlmServer implements AutoCloseable {
+
+  private final AtomicInteger requests = new AtomicInteger();
+  private final AtomicInteger stalledStreamsClosed = new AtomicInteger();
+  private final DisposableServer server;
+  private final List<String> words;
+
+  public ScriptedLlmServer(String answer) {
+    this.words = List.of(answer.split("(?<= )"));
+    server = HttpServer.create().host("127.0.0.1").port(0)
+        .route(routes -> routes.post("/v1/chat/completions", (req, res) -> res
+            .header("Content-Type", "text/event-stream")
+            .sendString(req.receive().then().thenMany(requests.incrementAndGet() == 1 ? stall() : answer()))))
+        .bindNow();
+  }
+
+  private Flux<String> stall() {
+    return Flux.interval(Duration.ofMillis(250)).map(i -> ": keep-alive\n\n")
+        .doOnCancel(stalledStreamsClosed::incrementAndGet);
+  }
+
+  private Flux<String> answer() {
+    return Flux.fromIterable(words)
+        .delayElements(Duration.ofMillis(15))
+        .map(word -> "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":"
+            + quote(word) + "}}]}\n\n")
+        .concatWithValues("data: [DONE]\n\n");
+  }
+
+  private static String quote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  public String baseUrl() {
+    return "http://127.0.0.1:" + server.port();
+  }
+
+  public int requests() {
+    return requests.get();
+  }
+
+  public int stalledStreamsClosed() {
+    return stalledStreamsClosed.get();
+  }
+
+  @Override
+  public void close() {
+    server.disposeNow();
+  }
+}

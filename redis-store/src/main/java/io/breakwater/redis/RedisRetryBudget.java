@@ -1,0 +1,232 @@
+package io.breakwater.redis;
+
+import io.breakwater.retry.RetryBudget;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.redisson.api.RScript;
+import org.redisson.api.RScriptReactive;
+import org.redisson.api.RedissonReactiveClient;
+import org.redisson.client.codec.StringCodec;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * A per-dependency {@link RetryBudget} shared by every instance through Redis: one token bucket per dependency,
+ * {@code bw:retry:{<dependency>}}, refilled by a share of all instances' calls and by a floor per second measured
+ * with Redis {@code TIME}, not the clients' clocks.
+ *
+ * <pre>{@code
+ * RetryBudget flights = RedisRetryBudget.builder(redisson, "flights").ratio(0.1).minRetriesPerSecond(10).build();
+ * RetryPolicy policy = RetryPolicy.builder().name("flights").budget(flights).build();
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>Success path: no round trip.</b> {@link #onRequest()} adds to a local counter (lock-free, no
+ *       allocation); the deposits are flushed to Redis in a batch with the next retry request, and every
+ *       {@code flushInterval} (default 1 s) while there are any.</li>
+ *   <li><b>Failure path: one round trip.</b> {@link #tryAcquire(long)} is one script that adds the pending deposits
+ *       and the floor accrued since the last visit, then withdraws a token if there is one.</li>
+ *   <li><b>Fails closed.</b> If Redis cannot answer within {@code operationTimeout} (default 500 ms), the retry is
+ *       refused: an outage of the budget's store never becomes a retry storm.</li>
+ * </ul>
+ *
+ * <p>Thread-safe. {@link #close()} stops the periodic flush.
+ */
+public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
+
+  private static final Logger LOG = Loggers.getLogger(RedisRetryBudget.class);
+  private static final long TOKEN = 1000L;
+
+  static final String BUCKET = """
+      if redis.replicate_commands then redis.replicate_commands() end
+      local t = redis.call('TIME')
+      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      local capacity = tonumber(ARGV[1])
+      local floorPerMilli = tonumber(ARGV[2])
+      local deposit = tonumber(ARGV[3])
+      local take = tonumber(ARGV[4])
+      local r = redis.call('HMGET', KEYS[1], 'tokens', 'last')
+      local tokens = tonumber(r[1]) or capacity
+      local last = tonumber(r[2]) or now
+      if now > last then tokens = tokens + (now - last) * floorPerMilli end
+      tokens = math.min(capacity, tokens + deposit)
+      local granted = 0
+      if take > 0 and tokens >= take then
+        tokens = tokens - take
+        granted = 1
+      end
+      redis.call('HSET', KEYS[1], 'tokens', tostring(math.floor(tokens)), 'last', tostring(now))
+      redis.call('PEXPIRE', KEYS[1], ARGV[5])
+      return {granted, math.floor(tokens)}
+      """;
+
+  private final RScriptReactive scripts;
+  private final String key;
+  private final String dependency;
+  private final long depositMilli;
+  private final double minPerSecond;
+  private final long capacityMilli;
+  private final Duration operationTimeout;
+  private final Duration idleExpiry;
+  private final LongAdder pendingRequests = new LongAdder();
+  private final Disposable flusher;
+  private volatile long lastKnownMilli;
+
+  private RedisRetryBudget(Builder b) {
+    this.scripts = b.redisson.getScript(StringCodec.INSTANCE);
+    this.dependency = b.dependency;
+    this.key = b.keyPrefix + "{" + b.dependency + "}";
+    this.depositMilli = Math.round(b.ratio * TOKEN);
+    this.minPerSecond = b.minRetriesPerSecond;
+    this.capacityMilli = Math.round(b.capacity * TOKEN);
+    this.operationTimeout = b.operationTimeout;
+    this.idleExpiry = b.idleExpiry;
+    this.lastKnownMilli = capacityMilli;
+    long flushMillis = b.flushInterval.toMillis();
+    this.flusher = Schedulers.parallel().schedulePeriodically(this::flushIfPending, flushMillis, flushMillis,
+        TimeUnit.MILLISECONDS);
+  }
+
+  public static Builder builder(RedissonReactiveClient redisson, String dependency) {
+    return new Builder(redisson, dependency);
+  }
+
+  @Override
+  public void onRequest() {
+    if (depositMilli != 0) {
+      pendingRequests.increment();
+    }
+  }
+
+  /** One round trip: flushes this instance's deposits, refills the floor by Redis time, withdraws a token. */
+  @Override
+  public Mono<Boolean> tryAcquire(long nowMillis) {
+    return visit(TOKEN).map(granted -> granted == 1L).onErrorResume(e -> {
+      LOG.warn("Retry budget '{}' unavailable in Redis; refusing the retry", dependency, e);
+      return Mono.just(Boolean.FALSE);
+    });
+  }
+
+  private Mono<Long> visit(long take) {
+    return Mono.defer(() -> {
+      long requests = pendingRequests.sumThenReset();
+      return scripts.<List<Object>>eval(key, RScript.Mode.READ_WRITE, BUCKET, RScript.ReturnType.LIST, List.of(key),
+              Long.toString(capacityMilli), Double.toString(minPerSecond / 1000.0 * TOKEN),
+              Long.toString(requests * depositMilli), Long.toString(take), Long.toString(idleExpiry.toMillis()))
+          .timeout(operationTimeout)
+          .doOnError(e -> pendingRequests.add(requests))
+          .map(reply -> {
+            lastKnownMilli = ((Number) reply.get(1)).longValue();
+            return ((Number) reply.get(0)).longValue();
+          });
+    });
+  }
+
+  private void flushIfPending() {
+    if (pendingRequests.sum() > 0) {
+      visit(0).subscribe(null, e -> LOG.debug("Retry budget '{}': deposits kept for the next flush", dependency, e));
+    }
+  }
+
+  /** The tokens Redis reported at the last visit; approximate between visits. */
+  @Override
+  public double level() {
+    return lastKnownMilli / (double) TOKEN;
+  }
+
+  @Override
+  public void close() {
+    flusher.dispose();
+  }
+
+  @Override
+  public String toString() {
+    return "RedisRetryBudget{" + key + ", ratio=" + depositMilli / (double) TOKEN + ", floor=" + minPerSecond
+        + "/s, capacity=" + capacityMilli / TOKEN + "}";
+  }
+
+  /** Builds a {@link RedisRetryBudget}; {@link #build()} validates and says what to change. */
+  public static final class Builder {
+    private final RedissonReactiveClient redisson;
+    private final String dependency;
+    private double ratio = 0.1;
+    private double minRetriesPerSecond = 10;
+    private Double capacityOverride;
+    private double capacity;
+    private String keyPrefix = "bw:retry:";
+    private Duration operationTimeout = Duration.ofMillis(500);
+    private Duration flushInterval = Duration.ofSeconds(1);
+    private Duration idleExpiry = Duration.ofHours(1);
+
+    private Builder(RedissonReactiveClient redisson, String dependency) {
+      this.redisson = Objects.requireNonNull(redisson, "redisson");
+      this.dependency = Objects.requireNonNull(dependency, "dependency");
+    }
+
+    /** The share of calls that may be retried, across all instances; default 0.1. */
+    public Builder ratio(double ratio) {
+      this.ratio = ratio;
+      return this;
+    }
+
+    /** Retries allowed per second whatever the traffic, across all instances; default 10. */
+    public Builder minRetriesPerSecond(double minRetriesPerSecond) {
+      this.minRetriesPerSecond = minRetriesPerSecond;
+      return this;
+    }
+
+    /** The most tokens the bucket holds; default 10 seconds of the floor, at least 10. */
+    public Builder capacity(double capacity) {
+      this.capacityOverride = capacity;
+      return this;
+    }
+
+    public Builder keyPrefix(String keyPrefix) {
+      this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+      return this;
+    }
+
+    /** The longest a retry waits for the budget's answer before it is refused; default 500 ms. */
+    public Builder operationTimeout(Duration operationTimeout) {
+      this.operationTimeout = Objects.requireNonNull(operationTimeout, "operationTimeout");
+      return this;
+    }
+
+    /** How often pending deposits are flushed when no retry carries them; default 1 s. */
+    public Builder flushInterval(Duration flushInterval) {
+      this.flushInterval = Objects.requireNonNull(flushInterval, "flushInterval");
+      return this;
+    }
+
+    public RedisRetryBudget build() {
+      if (dependency.isBlank() || dependency.contains("{") || dependency.contains("}")) {
+        throw new IllegalArgumentException("Retry budget dependency '" + dependency
+            + "' is blank or contains a brace: name the dependency, e.g. 'flights'");
+      }
+      if (!(ratio >= 0.0 && ratio <= 1.0)) {
+        throw new IllegalArgumentException("Retry budget ratio is " + ratio
+            + ": give the share of calls that may be retried, from 0 to 1 (e.g. 0.1 for 10 %)");
+      }
+      if (!(minRetriesPerSecond >= 0.0) || Double.isInfinite(minRetriesPerSecond)) {
+        throw new IllegalArgumentException("Retry budget minRetriesPerSecond is " + minRetriesPerSecond
+            + ": give zero or a positive number of retries per second (e.g. 10)");
+      }
+      capacity = capacityOverride != null ? capacityOverride : Math.max(10.0, 10.0 * minRetriesPerSecond);
+      if (!(capacity >= 1.0) || Double.isInfinite(capacity)) {
+        throw new IllegalArgumentException("Retry budget capacity is " + capacity + ": give at least 1 token");
+      }
+      for (Duration d : List.of(operationTimeout, flushInterval)) {
+        if (d.isNegative() || d.isZero()) {
+          throw new IllegalArgumentException("Retry budget durations must be positive, got " + d);
+        }
+      }
+      return new RedisRetryBudget(this);
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package io.breakwater.redis;
+
+import static io.breakwater.Breakwater.retryWithBudget;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.failure.HttpStatusException;
+import io.breakwater.redis.testing.RedisProcess;
+import io.breakwater.retry.Backoff;
+import io.breakwater.retry.RetryExhaustedException;
+import io.breakwater.retry.RetryPolicy;
+import io.breakwater.retry.RetryStopReason;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+class RedisRetryBudgetIT {
+
+  private RedisProcess redis;
+  private RedisClients clients;
+
+  @BeforeEach
+  void start() {
+    redis = RedisProcess.start();
+    clients = new RedisClients();
+  }
+
+  @AfterEach
+  void stop() {
+    clients.close();
+    redis.close();
+  }
+
+  private RedisRetryBudget budget(double ratio, double floor, double capacity) {
+    return RedisRetryBudget.builder(clients.standalone(redis.address()), "flights")
+        .ratio(ratio).minRetriesPerSecond(floor).capacity(capacity).build();
+  }
+
+  private static long granted(RedisRetryBudget budget, int asks) {
+    long granted = 0;
+    for (int i = 0; i < asks; i++) {
+      if (Boolean.TRUE.equals(budget.tryAcquire(0).block())) {
+        granted++;
+      }
+    }
+    return granted;
+  }
+
+  @Test
+  void instancesShareOneBucketAndEveryCallRefillsIt() {
+    try (RedisRetryBudget a = budget(0.1, 0, 5); RedisRetryBudget b = budget(0.1, 0, 5)) {
+      assertThat(granted(a, 8)).as("the bucket starts full with 5 tokens").isEqualTo(5);
+      assertThat(granted(b, 3)).as("instance b sees the same empty bucket").isZero();
+
+      for (int i = 0; i < 30; i++) {
+        b.onRequest();   // no round trip: counted locally, flushed with the next request for a retry
+      }
+      assertThat(granted(b, 5)).as("30 calls at 10 % deposit 3 tokens").isEqualTo(3);
+      assertThat(granted(a, 1)).isZero();
+    }
+  }
+
+  @Test
+  void floorRefillsByRedisTime() throws InterruptedException {
+    try (RedisRetryBudget budget = budget(0, 20, 2)) {
+      assertThat(granted(budget, 5)).isEqualTo(2);
+      Thread.sleep(250);   // 20 per second for a quarter of a second: 5 tokens, capped at 2
+      assertThat(granted(budget, 5)).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void unreachableBudgetRefusesTheRetry() {
+    try (RedisRetryBudget budget = budget(0.1, 10, 10)) {
+      redis.pause();
+      try {
+        assertThat(budget.tryAcquire(0).block(Duration.ofSeconds(5))).isFalse();
+      } finally {
+        redis.resume();
+      }
+    }
+  }
+
+  @Test
+  void retryWithBudgetStopsWhenTheSharedBudgetIsEmpty() {
+    try (RedisRetryBudget shared = budget(0, 0, 2)) {
+      RetryPolicy policy = RetryPolicy.builder().name("flights").maxRetries(5)
+          .backoff(Backoff.fixed(Duration.ofMillis(1))).budget(shared).build();
+      AtomicInteger attempts = new AtomicInteger();
+
+      StepVerifier.create(Mono.error(() -> {
+                attempts.incrementAndGet();
+                return new HttpStatusException(503);
+              })
+              .transformDeferred(retryWithBudget(policy)))
+          .expectErrorSatisfies(e -> assertThat(((RetryExhaustedException) e).reason())
+              .isEqualTo(RetryStopReason.DEPENDENCY_BUDGET))
+          .verify(Duration.ofSeconds(10));
+      assertThat(attempts).as("the first attempt and the 2 retries the bucket held").hasValue(3);
+    }
+  }
+}
