@@ -256,6 +256,20 @@ class ToolTest {
   }
 
   @Test
+  void theTaskDeadlineEndingACallIsAHardTimeout() {
+    Tool<String, String> tool = Tool.of(fx.descriptor("slow.tool").build(), (String a) -> Mono.never(),
+        String.class);
+    StepVerifier.withVirtualTime(() -> tool.call("a").transformDeferred(withTaskBudget(TaskBudget.builder(
+            io.breakwater.deadline.DeadlineSpec.builder(Duration.ofSeconds(1)).perCallFraction(1.0).build()).build())))
+        .thenAwait(Duration.ofSeconds(1))
+        .expectError(io.breakwater.deadline.DeadlineExceededException.class)
+        .verify(VERIFY);
+    assertThat(fx.meters.counter("breakwater.tool.timeouts", "tool", "slow.tool", "type", "hard").count())
+        .isEqualTo(1);
+    assertThat(fx.events.get(0)).contains("\"outcome\":\"cancelled\"", "\"timeout_type\":\"hard\"");
+  }
+
+  @Test
   void anObservationIsMadePerCall() {
     List<String> seen = new CopyOnWriteArrayList<>();
     ObservationRegistry registry = ObservationRegistry.create();

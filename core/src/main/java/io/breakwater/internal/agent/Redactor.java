@@ -47,7 +47,8 @@ public final class Redactor {
     this.fields = Set.copyOf(all);
     // name = value, name: value, "name":"value", with the name written in any of its spellings
     String names = all.stream().sorted().map(Redactor::looseName).collect(Collectors.joining("|"));
-    this.inText = Pattern.compile("(?i)(\"?\\b(?:" + names + ")\\w*\"?\\s*[:=]\\s*)(\"[^\"]*\"|[^\\s,;&}\\]]+)");
+    this.inText = Pattern.compile("(?i)(\"?\\b(?:" + names + ")\\w*\"?\\s*[:=]\\s*)"
+        + "(\"[^\"]*\"|(?:(?:bearer|basic|digest|token)\\s+)?[^\\s,;&}\\]]+)");
   }
 
   /** Whether a field of this name is redacted. */

@@ -113,7 +113,8 @@ public final class TaskState {
   @Nullable
   public ToolUnavailableException unavailable(String tool) {
     ToolRecord record = tools.get(tool);
-    return record == null ? null : record.unavailable;
+    FailureKind cause = record == null ? null : record.unavailable;
+    return cause == null ? null : new ToolUnavailableException(tool, cause, record.counts.get(cause.ordinal()));
   }
 
   /** The failures of {@code kind} that {@code tool} had in this task. */
@@ -131,7 +132,7 @@ public final class TaskState {
     int count = record.counts.incrementAndGet(kind.ordinal());
     Integer threshold = unavailableAfter.get(kind);
     if (threshold != null && count >= threshold && record.unavailable == null) {
-      record.unavailable = new ToolUnavailableException(tool, kind, count);
+      record.unavailable = kind;
     }
     record.line = tool + ": " + record.summary() + "; last: " + kind.tag() + " (" + reason + ")"
         + (record.unavailable != null ? "; unavailable for this task" : "");
@@ -156,7 +157,8 @@ public final class TaskState {
 
   private static final class ToolRecord {
     final AtomicIntegerArray counts = new AtomicIntegerArray(KINDS.length);
-    volatile ToolUnavailableException unavailable;
+    /** The kind whose threshold wrote the tool off, or {@code null}. */
+    volatile FailureKind unavailable;
     volatile String line;
 
     String summary() {
