@@ -19,9 +19,14 @@ import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.retry.StreamResume;
 import io.breakwater.retry.TaskRetryBudget;
+import io.breakwater.internal.stream.StreamTimeoutOperator;
+import io.breakwater.stream.FirstItemTimeoutException;
+import io.breakwater.stream.IdleTimeoutException;
+import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -300,5 +305,96 @@ public final class Breakwater {
           : Flux.from(source).contextWrite(state);
       return deadline.apply(retries.apply(withState));
     };
+  }
+
+  /**
+   * Fails a stream that makes no progress for the idle budget of the deadline in force (min(per-call × 0.3, 3 s)
+   * by default), read at subscription; 3 s without a deadline. Every item counts as progress.
+   *
+   * @see #idleTimeout(Duration, Predicate)
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> idleTimeout() {
+    return new StreamTimeoutOperator<>(StreamTimeouts.builder().idleFromDeadline().build(), null);
+  }
+
+  /**
+   * Fails a stream that goes {@code timeout} without an item, counted from subscription and then from each item,
+   * with an {@link IdleTimeoutException}; upstream is cancelled.
+   *
+   * @see #idleTimeout(Duration, Predicate)
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> idleTimeout(Duration timeout) {
+    return new StreamTimeoutOperator<>(StreamTimeouts.builder().idle(timeout).build(), null);
+  }
+
+  /**
+   * Fails a stream that goes {@code timeout} without a <em>progress</em> item, counted from subscription and then
+   * from each progress item, with an {@link IdleTimeoutException} (a {@link java.util.concurrent.TimeoutException}
+   * of kind {@code TIMEOUT}, giving the timeout and the time since progress); upstream is cancelled. Items for
+   * which {@code isProgress} is false (heartbeats) are delivered but do not reset the clock:
+   *
+   * <pre>{@code
+   * ServerSentEvents.builder().comments(true).build().events(bytes)
+   *     .transformDeferred(idleTimeout(Duration.ofSeconds(3), e -> !e.isHeartbeat()));
+   * }</pre>
+   *
+   * <p>One timer per subscription, ticking every timeout/4 and re-armed from the time of last progress; the hot path
+   * reads no clock and allocates nothing. A stall is detected between {@code timeout} and {@code timeout × 1.25}
+   * after the last progress item. Time comes from the deadline's scheduler if one is in force, else
+   * {@code Schedulers.parallel()}, resolved at subscription. See {@link StreamTimeouts} for first-item timeouts and
+   * explicit schedulers.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> idleTimeout(Duration timeout,
+      Predicate<? super T> isProgress) {
+    return new StreamTimeoutOperator<>(StreamTimeouts.builder().idle(timeout).build(),
+        Objects.requireNonNull(isProgress, "isProgress"));
+  }
+
+  /**
+   * Fails a stream whose first item does not come within the per-call budget of the deadline in force (12 s without
+   * one), read at subscription.
+   *
+   * @see #firstItemTimeout(Duration)
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> firstItemTimeout() {
+    return new StreamTimeoutOperator<>(StreamTimeouts.builder().firstItemFromDeadline().build(), null);
+  }
+
+  /**
+   * Fails a stream whose first item does not come within {@code timeout} of subscription with a
+   * {@link FirstItemTimeoutException}; upstream is cancelled. Once the first item came, the stream is not watched.
+   *
+   * <pre>{@code
+   * llm.stream(prompt).transformDeferred(firstItemTimeout(Duration.ofSeconds(20)));
+   * }</pre>
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> firstItemTimeout(Duration timeout) {
+    return new StreamTimeoutOperator<>(StreamTimeouts.builder().firstItem(timeout).build(), null);
+  }
+
+  /**
+   * Applies a first-item and an idle timeout with one timer: the idle clock starts at the first item (so a slow first
+   * token is judged by the first-item timeout only). Every item counts as progress.
+   *
+   * @see StreamTimeouts
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> streamTimeouts(StreamTimeouts timeouts) {
+    return new StreamTimeoutOperator<>(Objects.requireNonNull(timeouts, "timeouts"), null);
+  }
+
+  /**
+   * Applies a first-item and an idle timeout with one timer, counting only items for which {@code isProgress} is
+   * true (heartbeats are delivered but do not count):
+   *
+   * <pre>{@code
+   * events.transformDeferred(streamTimeouts(
+   *     StreamTimeouts.builder().firstItem(Duration.ofSeconds(30)).idle(Duration.ofSeconds(3)).build(),
+   *     (ServerSentEvent e) -> !e.isHeartbeat()));
+   * }</pre>
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> streamTimeouts(StreamTimeouts timeouts,
+      Predicate<? super T> isProgress) {
+    return new StreamTimeoutOperator<>(Objects.requireNonNull(timeouts, "timeouts"),
+        Objects.requireNonNull(isProgress, "isProgress"));
   }
 }

@@ -18,6 +18,8 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.internal.idempotency.CanonicalJson;
 import io.breakwater.internal.idempotency.IdempotentOperator;
+import io.breakwater.stream.FirstItemTimeoutException;
+import io.breakwater.stream.IdleTimeoutException;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import java.time.Duration;
@@ -240,11 +242,10 @@ public final class ToolPipeline<A, R> {
       if (t instanceof CallTimeoutException) {
         return "per_call";
       }
-      String name = t.getClass().getSimpleName();
-      if (name.contains("FirstItem")) {
+      if (t instanceof FirstItemTimeoutException) {
         return "first_item";
       }
-      if (name.contains("Idle")) {
+      if (t instanceof IdleTimeoutException) {
         return "idle";
       }
     }

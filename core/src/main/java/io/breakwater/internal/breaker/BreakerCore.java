@@ -85,7 +85,7 @@ public final class BreakerCore {
    */
   private volatile long lastNow = Long.MIN_VALUE;
   private volatile int sampleMask;
-  private static final int MAX_SAMPLE_MASK = 1023;
+  private static final int MAX_SAMPLE_MASK = 63;
   private final long denseNanos;
 
   private volatile Phase phase;

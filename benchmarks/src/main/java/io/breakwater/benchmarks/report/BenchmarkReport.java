@@ -1,0 +1,242 @@
+package io.breakwater.benchmarks.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns one JMH JSON result file into {@code docs/benchmarks.md} and an SVG chart of the overheads. Every ratio is
+ * computed from figures of the same run: overhead = score − the baseline of the same benchmark class.
+ *
+ * <p>Usage: {@code java -cp benchmarks.jar io.breakwater.benchmarks.report.BenchmarkReport jmh.json out.md out.svg}
+ */
+public final class BenchmarkReport {
+
+  /** One measured variant: a benchmark method, with its JMH parameters if any. */
+  record Result(String className, String variant, double score, double error, String unit, double bytesPerOp,
+      int threads) {}
+
+  /** One bar of the chart. */
+  record Bar(String label, double value, boolean ours) {}
+
+  /** A target from shared/PERFORMANCE.md, computed from the results. */
+  record Target(String id, String measure, String goal, String figure, Boolean met) {}
+
+  private final Map<String, Map<String, Result>> byClass = new TreeMap<>();
+  private JsonNode first;
+
+  public static void main(String[] args) throws IOException {
+    if (args.length != 3) {
+      System.err.println("usage: BenchmarkReport <jmh.json> <out.md> <out.svg>");
+      System.exit(2);
+    }
+    BenchmarkReport report = new BenchmarkReport();
+    report.read(Path.of(args[0]));
+    Files.writeString(Path.of(args[1]), report.markdown(Path.of(args[2]).getFileName().toString()));
+    Files.writeString(Path.of(args[2]), report.svg());
+  }
+
+  void read(Path json) throws IOException {
+    JsonNode root = new ObjectMapper().readTree(json.toFile());
+    for (JsonNode run : root) {
+      if (first == null) {
+        first = run;
+      }
+      String benchmark = run.get("benchmark").asText();
+      int dot = benchmark.lastIndexOf('.');
+      String className = benchmark.substring(benchmark.lastIndexOf('.', dot - 1) + 1, dot);
+      StringBuilder variant = new StringBuilder(benchmark.substring(dot + 1));
+      JsonNode params = run.get("params");
+      if (params != null) {
+        params.fields().forEachRemaining(p -> variant.append('[').append(p.getKey()).append('=')
+            .append(p.getValue().asText()).append(']'));
+      }
+      JsonNode primary = run.get("primaryMetric");
+      double bytes = Double.NaN;
+      JsonNode secondary = run.get("secondaryMetrics");
+      if (secondary != null) {
+        for (var it = secondary.fields(); it.hasNext(); ) {
+          var metric = it.next();
+          if (metric.getKey().endsWith("gc.alloc.rate.norm")) {
+            bytes = metric.getValue().get("score").asDouble();
+          }
+        }
+      }
+      byClass.computeIfAbsent(className, c -> new LinkedHashMap<>()).put(variant.toString(),
+          new Result(className, variant.toString(), primary.get("score").asDouble(),
+              primary.get("scoreError").asDouble(), primary.get("scoreUnit").asText(), bytes,
+              run.get("threads").asInt()));
+    }
+  }
+
+  private Result get(String className, String variant) {
+    Map<String, Result> results = byClass.get(className);
+    return results == null ? null : results.get(variant);
+  }
+
+  /** (ours − base) / (peer − base) for a metric: time when {@code bytes} is false, allocation when true. */
+  private Double overheadRatio(String cls, String base, String ours, String peer, boolean bytes) {
+    Result b = get(cls, base);
+    Result o = get(cls, ours);
+    Result p = get(cls, peer);
+    if (b == null || o == null || p == null) {
+      return null;
+    }
+    double baseValue = bytes ? b.bytesPerOp() : b.score();
+    double oursValue = bytes ? o.bytesPerOp() : o.score();
+    double peerValue = bytes ? p.bytesPerOp() : p.score();
+    return Math.max(0, oursValue - baseValue) / Math.max(1e-9, peerValue - baseValue);
+  }
+
+  private Double scoreRatio(String cls, String numerator, String denominator) {
+    Result n = get(cls, numerator);
+    Result d = get(cls, denominator);
+    return n == null || d == null ? null : n.score() / d.score();
+  }
+
+  List<Target> targets() {
+    List<Target> targets = new ArrayList<>();
+    for (String threads : List.of("oneThread", "twoThreads")) {
+      Double r = overheadRatio("GuardedByBenchmark", threads + "[variant=baseline]", threads + "[variant=breakwater]",
+          threads + "[variant=resilience4j]", false);
+      targets.add(target("P1", "`guardedBy` overhead / Resilience4j `CircuitBreakerOperator`'s, "
+          + (threads.equals("oneThread") ? "1 thread" : "2 threads"), "≤ 0.5", r, r != null && r <= 0.5));
+    }
+    Double p2 = overheadRatio("RetrySuccessBenchmark", "baseline", "breakwaterRetryWithBudget",
+        "resilience4jRetryOperator", false);
+    targets.add(target("P2", "`retryWithBudget` success overhead / Resilience4j `RetryOperator`'s", "≤ 0.3", p2,
+        p2 != null && p2 <= 0.3));
+    Double p3 = overheadRatio("PipelineBenchmark", "baseline", "breakwater", "resilience4j", false);
+    targets.add(target("P3", "deadline + retry + breaker + per-call timeout / Resilience4j TimeLimiter + "
+        + "CircuitBreaker + Retry, time overhead", "≤ 0.5", p3, p3 != null && p3 <= 0.5));
+    Double p4 = scoreRatio("IdleTimeoutBenchmark", "idleTimeout", "bare");
+    targets.add(target("P4", "`idleTimeout` on 1 M elements / the bare stream", "≤ 3×", p4, p4 != null && p4 <= 3));
+    Double p5 = scoreRatio("SseDecodeBenchmark", "spring", "breakwater");
+    targets.add(target("P5", "SSE decode throughput / Spring's `ServerSentEventHttpMessageReader`", "≥ 2×", p5,
+        p5 != null && p5 >= 2));
+    Double p9 = overheadRatio("PipelineBenchmark", "baseline", "breakwater", "resilience4j", true);
+    targets.add(target("P9", "allocation of the composed happy path / Resilience4j's stack", "≤ 0.5", p9,
+        p9 != null && p9 <= 0.5));
+    return targets;
+  }
+
+  private static Target target(String id, String measure, String goal, Double value, boolean met) {
+    return new Target(id, measure, goal, value == null ? "not in this run" : format(value),
+        value == null ? null : met);
+  }
+
+  String markdown(String svgName) {
+    StringBuilder md = new StringBuilder();
+    md.append("# Benchmarks\n\n");
+    md.append("Generated by `benchmarks/run-report.sh` from one JMH run; every ratio compares figures of that same "
+        + "run. Overhead = score − the baseline (no operator) of the same benchmark class.\n\n");
+    if (first != null) {
+      md.append("- JDK: ").append(first.path("jdkVersion").asText()).append(", ").append(first.path("vmName")
+          .asText()).append('\n');
+      md.append("- JMH: ").append(first.path("forks").asText()).append(" fork, ")
+          .append(first.path("warmupIterations").asText()).append(" × ").append(first.path("warmupTime").asText())
+          .append(" warm-up, ").append(first.path("measurementIterations").asText()).append(" × ")
+          .append(first.path("measurementTime").asText()).append(" measurement, `-prof gc`\n");
+    }
+    md.append("- Machine: ").append(machine()).append("\n\n");
+    md.append("## Targets (shared/PERFORMANCE.md)\n\n| # | measure | target | this run | |\n|---|---|---|---|---|\n");
+    for (Target t : targets()) {
+      md.append("| ").append(t.id()).append(" | ").append(t.measure()).append(" | ").append(t.goal()).append(" | ")
+          .append(t.figure()).append(" | ").append(t.met() == null ? "—" : t.met() ? "met" : "**missed**")
+          .append(" |\n");
+    }
+    md.append("\n![Overheads](").append(svgName).append(")\n\n## All results\n");
+    for (var entry : byClass.entrySet()) {
+      md.append("\n### ").append(entry.getKey()).append("\n\n| variant | threads | score | ± | unit | B/op |\n")
+          .append("|---|---|---|---|---|---|\n");
+      for (Result r : entry.getValue().values()) {
+        md.append("| ").append(r.variant()).append(" | ").append(r.threads()).append(" | ")
+            .append(format(r.score())).append(" | ").append(format(r.error())).append(" | ").append(r.unit())
+            .append(" | ").append(Double.isNaN(r.bytesPerOp()) ? "—" : format(r.bytesPerOp())).append(" |\n");
+      }
+    }
+    return md.toString();
+  }
+
+  /** Horizontal bars: overhead in ns/op over the baseline, Breakwater against each peer. */
+  String svg() {
+    List<Bar> bars = new ArrayList<>();
+    addBars(bars, "GuardedByBenchmark", "oneThread[variant=baseline]", "breaker",
+        "oneThread[variant=breakwater]", "oneThread[variant=resilience4j]", "Resilience4j CB");
+    addBars(bars, "RetrySuccessBenchmark", "baseline", "retry", "breakwaterRetryWithBudget",
+        "resilience4jRetryOperator", "Resilience4j Retry");
+    addBarsPeer(bars, "RetrySuccessBenchmark", "baseline", "reactorRetryWhenBackoff", "Reactor retryWhen");
+    addBars(bars, "PipelineBenchmark", "baseline", "composed", "breakwater", "resilience4j", "Resilience4j stack");
+    addBars(bars, "DeadlineBenchmark", "baseline", "deadline", "deadline", "reactorTimeout", "Reactor timeout");
+    double max = bars.stream().mapToDouble(b -> b.value()).max().orElse(1);
+    int width = 760;
+    int barHeight = 22;
+    int left = 220;
+    StringBuilder svg = new StringBuilder();
+    svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"")
+        .append(40 + bars.size() * (barHeight + 6)).append("\" font-family=\"sans-serif\" font-size=\"12\">\n");
+    svg.append("<text x=\"10\" y=\"20\" font-size=\"14\">Overhead over no operator, ns/op (shorter is better)</text>\n");
+    int y = 34;
+    for (Bar bar : bars) {
+      int length = (int) Math.round((width - left - 80) * bar.value() / max);
+      svg.append("<text x=\"10\" y=\"").append(y + 15).append("\">").append(escape(bar.label())).append("</text>\n");
+      svg.append("<rect x=\"").append(left).append("\" y=\"").append(y).append("\" width=\"")
+          .append(Math.max(1, length)).append("\" height=\"").append(barHeight).append("\" fill=\"")
+          .append(bar.ours() ? "#1f77b4" : "#bbbbbb").append("\"/>\n");
+      svg.append("<text x=\"").append(left + Math.max(1, length) + 6).append("\" y=\"").append(y + 15).append("\">")
+          .append(format(bar.value())).append("</text>\n");
+      y += barHeight + 6;
+    }
+    return svg.append("</svg>\n").toString();
+  }
+
+  private void addBars(List<Bar> bars, String cls, String base, String label, String ours, String peer,
+      String peerLabel) {
+    addOne(bars, cls, base, "Breakwater " + label, ours, true);
+    addOne(bars, cls, base, peerLabel, peer, false);
+  }
+
+  private void addBarsPeer(List<Bar> bars, String cls, String base, String peer, String peerLabel) {
+    addOne(bars, cls, base, peerLabel, peer, false);
+  }
+
+  private void addOne(List<Bar> bars, String cls, String base, String label, String variant, boolean ours) {
+    Result b = get(cls, base);
+    Result r = get(cls, variant);
+    if (b != null && r != null) {
+      bars.add(new Bar(label, Math.max(0, r.score() - b.score()), ours));
+    }
+  }
+
+  private static String escape(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;");
+  }
+
+  private static String format(double value) {
+    if (Double.isNaN(value)) {
+      return "—";
+    }
+    return Math.abs(value) >= 100 ? String.format(Locale.ROOT, "%.0f", value)
+        : String.format(Locale.ROOT, "%.2f", value);
+  }
+
+  private static String machine() {
+    String cpu = "unknown CPU";
+    try {
+      cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+          .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(cpu);
+    } catch (IOException ignored) {
+      // not Linux: keep the default
+    }
+    return Runtime.getRuntime().availableProcessors() + " cores, " + cpu + ", "
+        + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB max heap of the report JVM";
+  }
+}

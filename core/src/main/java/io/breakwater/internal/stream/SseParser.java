@@ -1,0 +1,223 @@
+package io.breakwater.internal.stream;
+
+import io.breakwater.stream.EventTooLargeException;
+import io.breakwater.stream.ServerSentEvent;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ByteProcessor;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The WHATWG event-stream parser of one subscription, at the byte level: lines are split on CR, LF and CRLF before
+ * any UTF-8 decoding (those bytes never occur inside a multi-byte sequence), so code points split across buffers
+ * need no special handling. Not thread-safe: it is fed from {@code onNext}, which is serialised.
+ */
+public final class SseParser {
+
+  private static final byte CR = '\r';
+  private static final byte LF = '\n';
+  private static final byte COLON = ':';
+  private static final byte SPACE = ' ';
+
+  private static final int INITIAL_CAPACITY = 128;
+  private static final int SHRINK_ABOVE = 64 * 1024;
+
+  private final int maxBytes;
+  private final boolean comments;
+
+  private byte[] line = new byte[INITIAL_CAPACITY];
+  private int lineLength;
+  private byte[] data = new byte[INITIAL_CAPACITY];
+  private int dataLength;
+  private String eventType;
+  private String lastEventId = "";
+  private long retry = -1;
+  /** The previous buffer ended with CR: a LF at the start of the next one belongs to it. */
+  private boolean afterCr;
+  private boolean firstLine = true;
+
+  private List<ServerSentEvent> out;
+
+  public SseParser(int maxBytes, boolean comments) {
+    this.maxBytes = maxBytes;
+    this.comments = comments;
+  }
+
+  /** Parses all readable bytes of {@code buffer} (without moving its reader index); the events completed by it. */
+  public List<ServerSentEvent> feed(ByteBuf buffer) {
+    int i = buffer.readerIndex();
+    int end = buffer.writerIndex();
+    if (afterCr && i < end) {
+      afterCr = false;
+      if (buffer.getByte(i) == LF) {
+        i++;
+      }
+    }
+    while (i < end) {
+      int eol = buffer.forEachByte(i, end - i, ByteProcessor.FIND_CRLF);
+      if (eol < 0) {
+        append(buffer, i, end - i);
+        break;
+      }
+      append(buffer, i, eol - i);
+      i = eol + 1;
+      if (buffer.getByte(eol) == CR) {
+        if (i < end) {
+          if (buffer.getByte(i) == LF) {
+            i++;
+          }
+        } else {
+          afterCr = true;
+        }
+      }
+      processLine();
+    }
+    shrinkIdleBuffers();
+    List<ServerSentEvent> events = out;
+    if (events == null) {
+      return List.of();
+    }
+    out = null;
+    return events;
+  }
+
+  /** A large event must not pin a large buffer for the rest of a long stream. */
+  private void shrinkIdleBuffers() {
+    if (lineLength == 0 && line.length > SHRINK_ABOVE) {
+      line = new byte[INITIAL_CAPACITY];
+    }
+    if (dataLength == 0 && data.length > SHRINK_ABOVE) {
+      data = new byte[INITIAL_CAPACITY];
+    }
+  }
+
+  private void append(ByteBuf buffer, int index, int length) {
+    if (length == 0) {
+      return;
+    }
+    int needed = lineLength + length;
+    if (needed > maxBytes || needed + dataLength > maxBytes) {
+      throw new EventTooLargeException(maxBytes);
+    }
+    if (needed > line.length) {
+      line = Arrays.copyOf(line, Math.min(maxBytes, Math.max(needed, line.length * 2)));
+    }
+    buffer.getBytes(index, line, lineLength, length);
+    lineLength = needed;
+  }
+
+  private void processLine() {
+    int start = 0;
+    int length = lineLength;
+    lineLength = 0;
+    if (firstLine) {
+      firstLine = false;
+      if (length >= 3 && line[0] == (byte) 0xEF && line[1] == (byte) 0xBB && line[2] == (byte) 0xBF) {
+        start = 3;
+      }
+    }
+    int end = length;
+    if (start == end) {
+      dispatch();
+      return;
+    }
+    byte[] l = line;
+    if (l[start] == COLON) {
+      if (comments) {
+        emit(ServerSentEvent.comment(value(start + 1, end), lastEventId, retry));
+      }
+      return;
+    }
+    int colon = start;
+    while (colon < end && l[colon] != COLON) {
+      colon++;
+    }
+    int fieldLength = colon - start;
+    int valueStart = colon < end ? colon + 1 : end;
+    if (fieldLength == 4 && l[start] == 'd' && l[start + 1] == 'a' && l[start + 2] == 't' && l[start + 3] == 'a') {
+      appendData(valueStart, end);
+    } else if (fieldLength == 5 && l[start] == 'e' && l[start + 1] == 'v' && l[start + 2] == 'e'
+        && l[start + 3] == 'n' && l[start + 4] == 't') {
+      eventType = value(valueStart, end);
+    } else if (fieldLength == 2 && l[start] == 'i' && l[start + 1] == 'd') {
+      if (!containsNul(valueStart, end)) {
+        lastEventId = value(valueStart, end);
+      }
+    } else if (fieldLength == 5 && l[start] == 'r' && l[start + 1] == 'e' && l[start + 2] == 't'
+        && l[start + 3] == 'r' && l[start + 4] == 'y') {
+      retry(valueStart, end);
+    }
+  }
+
+  private void appendData(int valueStart, int end) {
+    if (valueStart < end && line[valueStart] == SPACE) {
+      valueStart++;
+    }
+    int length = end - valueStart;
+    int needed = dataLength + length + 1;
+    if (needed > maxBytes) {
+      throw new EventTooLargeException(maxBytes);
+    }
+    if (needed > data.length) {
+      data = Arrays.copyOf(data, Math.min(maxBytes, Math.max(needed, data.length * 2)));
+    }
+    System.arraycopy(line, valueStart, data, dataLength, length);
+    data[needed - 1] = LF;
+    dataLength = needed;
+  }
+
+  private void retry(int valueStart, int end) {
+    if (valueStart < end && line[valueStart] == SPACE) {
+      valueStart++;
+    }
+    if (valueStart == end) {
+      return;
+    }
+    long value = 0;
+    for (int i = valueStart; i < end; i++) {
+      byte b = line[i];
+      if (b < '0' || b > '9') {
+        return;
+      }
+      value = value > (Long.MAX_VALUE - 9) / 10 ? Long.MAX_VALUE : value * 10 + (b - '0');
+    }
+    retry = value;
+  }
+
+  private boolean containsNul(int valueStart, int end) {
+    for (int i = valueStart; i < end; i++) {
+      if (line[i] == 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The value from {@code valueStart} to {@code end}, one leading space stripped, decoded as UTF-8. */
+  private String value(int valueStart, int end) {
+    if (valueStart < end && line[valueStart] == SPACE) {
+      valueStart++;
+    }
+    return valueStart == end ? "" : new String(line, valueStart, end - valueStart, StandardCharsets.UTF_8);
+  }
+
+  private void dispatch() {
+    if (dataLength == 0) {
+      eventType = null;
+      return;
+    }
+    String text = dataLength == 1 ? "" : new String(data, 0, dataLength - 1, StandardCharsets.UTF_8);
+    emit(ServerSentEvent.of(eventType, text, lastEventId, retry));
+    dataLength = 0;
+    eventType = null;
+  }
+
+  private void emit(ServerSentEvent event) {
+    if (out == null) {
+      out = new ArrayList<>(4);
+    }
+    out.add(event);
+  }
+}

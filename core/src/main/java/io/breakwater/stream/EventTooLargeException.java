@@ -1,0 +1,48 @@
+package io.breakwater.stream;
+
+import io.breakwater.BreakwaterException;
+import io.breakwater.failure.FailureKind;
+
+/**
+ * Signalled by the {@link ServerSentEvents} decoder when a line, or the event being assembled, grows past the
+ * configured limit, instead of buffering without bound. Retrying would receive the same event, so its kind is
+ * {@link FailureKind#INVALID_ARGUMENT} (non-retryable). The message names the limit and how to raise it:
+ *
+ * <pre>{@code
+ * ServerSentEvents.builder().maxEventBytes(32 * 1024 * 1024).build().events(bytes);
+ * }</pre>
+ */
+public final class EventTooLargeException extends IllegalStateException implements BreakwaterException {
+
+  private static final long serialVersionUID = 1L;
+
+  private final int limit;
+
+  public EventTooLargeException(int limit) {
+    super("Server-sent event line or event exceeds " + limit + " bytes: raise the limit with "
+        + "ServerSentEvents.builder().maxEventBytes(n) if such events are expected");
+    this.limit = limit;
+  }
+
+  /** The limit in bytes that was exceeded. */
+  public int limit() {
+    return limit;
+  }
+
+  @Override
+  public String source() {
+    return "sse-decoder";
+  }
+
+  /** {@link FailureKind#INVALID_ARGUMENT}: the same stream would exceed the limit again. */
+  @Override
+  public FailureKind failureKind() {
+    return FailureKind.INVALID_ARGUMENT;
+  }
+
+  /** No stack trace: the message says all. */
+  @Override
+  public synchronized Throwable fillInStackTrace() {
+    return this;
+  }
+}

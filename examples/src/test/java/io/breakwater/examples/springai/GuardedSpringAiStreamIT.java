@@ -1,0 +1,112 @@
+package io.breakwater.examples.springai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.stream.FirstItemTimeoutException;
+import io.breakwater.stream.IdleTimeoutException;
+import io.breakwater.stream.StreamTimeouts;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerResponse;
+
+/** Spring AI's OpenAI chat model against a loopback server that drips, stalls behind heartbeats, or never starts. */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class GuardedSpringAiStreamIT {
+
+  /** Generous for the first token: the first Spring AI call in a JVM takes seconds to warm up. */
+  private static final StreamTimeouts TIMEOUTS = StreamTimeouts.builder()
+      .firstItem(Duration.ofSeconds(15)).idle(Duration.ofSeconds(1)).build();
+
+  private volatile Function<HttpServerResponse, Flux<String>> body;
+  private final DisposableServer server = HttpServer.create().host("127.0.0.1").port(0)
+      .route(routes -> routes.post("/v1/chat/completions", (req, res) -> req.receive().then()
+          .thenMany(res.header("Content-Type", "text/event-stream").sendString(Flux.defer(() -> body.apply(res))))))
+      .bindNow();
+
+  @AfterEach
+  void stop() {
+    server.disposeNow();
+  }
+
+  private static String chunk(String content) {
+    return "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
+        + "\"model\":\"local\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + content + "\"},"
+        + "\"finish_reason\":null}]}\n\n";
+  }
+
+  private static final String STOP = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
+      + "\"created\":1700000000,\"model\":\"local\",\"choices\":[{\"index\":0,\"delta\":{},"
+      + "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+
+  /** Ticks on the connection's event loop (cancelling them then takes no lock). */
+  private static Flux<Long> ticks(HttpServerResponse res, Duration every) {
+    AtomicReference<Scheduler> loop = new AtomicReference<>();
+    res.withConnection(c -> loop.set(Schedulers.fromExecutorService(c.channel().eventLoop())));
+    return Flux.interval(every, every, loop.get());
+  }
+
+  private GuardedSpringAiStream guarded() {
+    return guarded(TIMEOUTS);
+  }
+
+  private GuardedSpringAiStream guarded(StreamTimeouts timeouts) {
+    return new GuardedSpringAiStream(
+        GuardedSpringAiStream.model("http://127.0.0.1:" + server.port() + "/v1", "local"), timeouts,
+        Duration.ofSeconds(30));
+  }
+
+  @Test
+  void tokensFlowThroughTheGuard() {
+    body = res -> ticks(res, Duration.ofMillis(20)).take(3).map(i -> chunk("t" + i)).concatWith(Flux.just(STOP));
+    List<String> tokens = guarded().tokens("hi").collectList().block(Duration.ofSeconds(30));
+    assertThat(tokens).containsExactly("t0", "t1", "t2");
+  }
+
+  private final List<String> tokens = new CopyOnWriteArrayList<>();
+  private final AtomicLong lastTokenAt = new AtomicLong();
+  private final AtomicLong errorAt = new AtomicLong();
+
+  private Throwable runStalledStream() {
+    body = res -> Flux.just(chunk("t0"), chunk("t1"))
+        .concatWith(ticks(res, Duration.ofMillis(100)).map(i -> ": keep-alive\n\n"));
+    return guarded().tokens("hi")
+        .doOnNext(t -> {
+          tokens.add(t);
+          lastTokenAt.set(System.nanoTime());
+        })
+        .doOnError(e -> errorAt.set(System.nanoTime()))
+        .then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void aStallBehindHeartbeatsIsCaughtByTheIdleTimeout() {
+    Throwable error = runStalledStream();
+    assertThat(tokens).containsExactly("t0", "t1");
+    assertThat(error).isInstanceOf(IdleTimeoutException.class);
+    // idle 1 s: detected 1 s to 1.25 s after the last token, plus scheduling slack on a busy machine
+    assertThat(Duration.ofNanos(errorAt.get() - lastTokenAt.get()))
+        .isBetween(Duration.ofSeconds(1), Duration.ofSeconds(2));
+  }
+
+  @Test
+  void onlyHeartbeatsIsAFirstItemTimeout() {
+    body = res -> ticks(res, Duration.ofMillis(100)).map(i -> ": keep-alive\n\n");
+    StreamTimeouts firstItemOnly = StreamTimeouts.builder().firstItem(Duration.ofSeconds(3)).build();
+    Throwable error = guarded(firstItemOnly).tokens("hi").then(Mono.<Throwable>empty()).onErrorResume(Mono::just)
+        .block(Duration.ofSeconds(30));
+    assertThat(error).isInstanceOf(FirstItemTimeoutException.class);
+  }
+}
