@@ -172,6 +172,24 @@ class ToolTest {
   }
 
   @Test
+  void aPassedDeadlineSkipsAlternateCallsButNotTheDefault() {
+    AtomicInteger alternateCalls = new AtomicInteger();
+    Tool<String, String> tool = Tool.of(fx.descriptor("quotes.get").build(),
+        (String a) -> Mono.<String>never().transformDeferred(io.breakwater.Breakwater.withDeadline(
+            Duration.ofSeconds(1))), String.class)
+        .withFallbacks(Fallbacks.<String, String>builder()
+            .alternate("quotes.backup", a -> Mono.fromCallable(() -> "backup #" + alternateCalls.incrementAndGet()))
+            .orDefault("no quote")
+            .build());
+    StepVerifier.withVirtualTime(() -> tool.outcome("x"))
+        .thenAwait(Duration.ofSeconds(1))
+        .assertNext(o -> assertThat(o).isEqualTo(new ToolOutcome.Success<>("no quote", ToolOutcome.Source.DEFAULT,
+            null)))
+        .expectComplete().verify(VERIFY);
+    assertThat(alternateCalls).hasValue(0);
+  }
+
+  @Test
   void stepBudgetEndsTheTaskWithATypedErrorAndNoFallback() {
     Tool<String, String> tool = Tool.of(fx.descriptor("kb.lookup").build(), (String a) -> Mono.just(a), String.class)
         .withFallbacks(Fallbacks.<String, String>builder().orDefault("d").build());
