@@ -288,6 +288,9 @@ public final class ToolPipeline<A, R> {
 
   private void finish(A args, ToolOutcome<R> outcome, @Nullable TaskState task, CallRecord record,
       @Nullable Observation observation) {
+    if (!record.finished.compareAndSet(false, true)) {
+      return;
+    }
     long nanos = record.clock.now(TimeUnit.NANOSECONDS) - record.start;
     String result;
     String kind = null;
@@ -321,6 +324,9 @@ public final class ToolPipeline<A, R> {
 
   private void cancelled(A args, @Nullable Deadline deadline, CallRecord record,
       @Nullable Observation observation) {
+    if (!record.finished.compareAndSet(false, true)) {
+      return;
+    }
     long nanos = record.clock.now(TimeUnit.NANOSECONDS) - record.start;
     if (deadline != null && deadline.isExpired()) {
       record.timeoutType = "hard";
@@ -365,6 +371,8 @@ public final class ToolPipeline<A, R> {
     final long start;
     final AtomicInteger attempts = new AtomicInteger();
     final AtomicInteger fallbackErrors = new AtomicInteger();
+    /** Set by the first of outcome and cancellation: a call is recorded once. */
+    final AtomicBoolean finished = new AtomicBoolean();
     volatile boolean refused;
     volatile String timeoutType;
     volatile String reason;
