@@ -44,7 +44,8 @@ import reactor.util.annotation.Nullable;
  *   <tr><td>{@code sideEffect}</td><td>required</td><td>a {@code NON_IDEMPOTENT_WRITE} is retried only with
  *       {@code idempotency}</td></tr>
  *   <tr><td>{@code timeouts}</td><td>{@link CallTimeouts#adaptiveDefaults()}</td><td>per-attempt timeout</td></tr>
- *   <tr><td>{@code retry}</td><td>{@code RetryPolicy} named after the tool, other settings default</td><td>how
+ *   <tr><td>{@code retry}</td><td>{@code RetryPolicy} named after the tool, with this descriptor's meter
+ *       registry and scheduler, other settings default</td><td>how
  *       attempts are retried</td></tr>
  *   <tr><td>{@code breakers}</td><td>none</td><td>the registry whose tool and family breakers guard every
  *       attempt</td></tr>
@@ -101,7 +102,8 @@ public final class ToolDescriptor {
     this.family = b.familySet ? b.family : CircuitBreakerRegistry.prefixFamily(b.name);
     this.sideEffect = b.sideEffect;
     this.timeouts = b.timeouts;
-    this.retry = b.retry != null ? b.retry : RetryPolicy.builder().name(b.name).build();
+    this.retry = b.retry != null ? b.retry
+        : RetryPolicy.builder().name(b.name).meterRegistry(b.meterRegistry).scheduler(b.scheduler).build();
     this.breakers = b.breakers;
     this.idempotency = b.idempotency;
     this.transientFields = List.copyOf(b.transientFields);
