@@ -12,6 +12,7 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -121,6 +122,27 @@ class ToolTest {
     assertThat(last.feedback().kind()).isEqualTo(FailureKind.CIRCUIT_OPEN);
     assertThat(last.feedback().render()).contains("next: call mail.queue instead",
         "avoid: calling mail.send again in this task");
+  }
+
+  @Test
+  void aRateLimitedToolIsLeftAloneForItsRetryAfterWithinTheTask() {
+    AtomicInteger calls = new AtomicInteger();
+    Tool<String, String> tool = Tool.of(fx.descriptor("crm.search").retry(Fixtures.retry("crm", 0).build())
+            .unavailableAfter(FailureKind.RATE_LIMITED, 0).build(),
+        (String a) -> Mono.defer(() -> calls.incrementAndGet() == 1
+            ? Mono.error(new HttpStatusException(429, Map.of("Retry-After", List.of("30"))))
+            : Mono.just("ok")), String.class);
+    StepVerifier.withVirtualTime(() -> tool.outcome("a")
+            .then(Mono.delay(Duration.ofSeconds(10))).then(tool.outcome("a")).map(ToolOutcome::forModel)
+            .concatWith(Mono.delay(Duration.ofSeconds(20)).then(tool.call("a")))
+            .transformDeferred(withTaskBudget(TaskBudget.builder(Duration.ofMinutes(1)).build())))
+        .thenAwait(Duration.ofSeconds(10))
+        .assertNext(text -> assertThat(text).contains("kind: rate_limited",
+            "avoid: calling crm.search again in the next 20s: it is rate-limited"))
+        .thenAwait(Duration.ofSeconds(20))
+        .expectNext("ok")
+        .expectComplete().verify(VERIFY);
+    assertThat(calls).hasValue(2);
   }
 
   @Test

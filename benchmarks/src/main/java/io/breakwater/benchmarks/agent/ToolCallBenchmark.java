@@ -32,7 +32,8 @@ import reactor.core.publisher.Mono;
 /**
  * The cost of a {@code Tool.call} on the happy path, over a synchronous call: no operator; the same operators
  * composed by hand (deadline + retry + breaker + per-attempt timeout); a tool (adds adaptive timeout, meters, a JSON
- * event with an argument fingerprint); a tool inside a task budget (adds steps and budget gauges).
+ * event with an argument fingerprint); the same tool with events off (SLF4J at WARN, or no binding); a tool inside a
+ * task budget (adds steps and budget summaries).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -45,6 +46,7 @@ public class ToolCallBenchmark {
   private Mono<Integer> composed;
   private Mono<Integer> tool;
   private Mono<Integer> toolInTask;
+  private Mono<Integer> toolNoEvents;
 
   @Setup
   public void setUp() {
@@ -60,6 +62,11 @@ public class ToolCallBenchmark {
             .meterRegistry(new SimpleMeterRegistry()).eventLog(json -> { }).build(),
         (Map<String, String> args) -> baseline, Integer.class);
     tool = t.call(ARGS).transform(withDeadline(Duration.ofSeconds(10)));
+    Tool<Map<String, String>, Integer> silent = Tool.of(ToolDescriptor.builder("weather.silent")
+            .sideEffect(SideEffect.READ_ONLY).timeouts(CallTimeouts.adaptiveDefaults()).breakers(breakers)
+            .meterRegistry(new SimpleMeterRegistry()).build(),   // SLF4J without a binding: events off
+        (Map<String, String> args) -> baseline, Integer.class);
+    toolNoEvents = silent.call(ARGS).transform(withDeadline(Duration.ofSeconds(10)));
     toolInTask = t.call(ARGS).transform(withTaskBudget(TaskBudget.builder(Duration.ofSeconds(10)).retries(5)
         .maxSteps(Integer.MAX_VALUE).build()));
   }
@@ -77,6 +84,11 @@ public class ToolCallBenchmark {
   @Benchmark
   public void tool(Blackhole bh) {
     tool.subscribe(new BlackholeSubscriber<>(bh));
+  }
+
+  @Benchmark
+  public void toolNoEvents(Blackhole bh) {
+    toolNoEvents.subscribe(new BlackholeSubscriber<>(bh));
   }
 
   @Benchmark

@@ -2,6 +2,7 @@ package io.breakwater.internal.agent;
 
 import io.breakwater.agent.RemainingBudget;
 import io.breakwater.agent.ToolFailure;
+import io.breakwater.agent.ToolRateLimitedException;
 import io.breakwater.agent.ToolUnavailableException;
 import io.breakwater.breaker.CircuitBreakerOpenException;
 import io.breakwater.deadline.CallTimeoutException;
@@ -10,6 +11,7 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.Durations;
 import io.breakwater.retry.RetryExhaustedException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,7 +39,9 @@ public final class FailureAdvice {
       case RATE_LIMITED -> {
         alternates.forEach(a -> next.add("call " + a + " instead"));
         next.add("continue without this result");
-        avoid.add("calling " + tool + " again soon: it is rate-limited");
+        avoid.add("calling " + tool + " again " + (error instanceof ToolRateLimitedException limited
+            ? "in the next " + Durations.format(Duration.ofSeconds((limited.waitFor().toMillis() + 999) / 1000))
+            : "soon") + ": it is rate-limited");
       }
       case CIRCUIT_OPEN -> {
         alternates.forEach(a -> next.add("call " + a + " instead"));

@@ -117,6 +117,18 @@ public final class TaskState {
     return cause == null ? null : new ToolUnavailableException(tool, cause, record.counts.get(cause.ordinal()));
   }
 
+  /** Refuse calls of {@code tool} until {@code untilNanos} on the task's clock (it asked to be left alone). */
+  public void coolDown(String tool, long untilNanos) {
+    ToolRecord record = tools.computeIfAbsent(tool, t -> new ToolRecord());
+    record.coolDownUntil.accumulateAndGet(untilNanos, Math::max);
+  }
+
+  /** The nanoseconds left before {@code tool} may be called again at {@code nowNanos}; 0 or less when it may. */
+  public long coolDownLeft(String tool, long nowNanos) {
+    ToolRecord record = tools.get(tool);
+    return record == null ? 0 : record.coolDownUntil.get() - nowNanos;
+  }
+
   /** The failures of {@code kind} that {@code tool} had in this task. */
   public int failures(String tool, FailureKind kind) {
     ToolRecord record = tools.get(tool);
@@ -157,6 +169,7 @@ public final class TaskState {
 
   private static final class ToolRecord {
     final AtomicIntegerArray counts = new AtomicIntegerArray(KINDS.length);
+    final AtomicLong coolDownUntil = new AtomicLong(Long.MIN_VALUE);
     /** The kind whose threshold wrote the tool off, or {@code null}. */
     volatile FailureKind unavailable;
     volatile String line;

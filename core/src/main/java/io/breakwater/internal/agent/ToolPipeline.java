@@ -10,7 +10,9 @@ import io.breakwater.agent.RemainingBudget;
 import io.breakwater.agent.StepBudgetExhaustedException;
 import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.agent.ToolOutcome;
+import io.breakwater.agent.ToolRateLimitedException;
 import io.breakwater.agent.ToolUnavailableException;
+import io.breakwater.failure.HttpStatusException;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineExceededException;
@@ -151,6 +153,11 @@ public final class ToolPipeline<A, R> {
         record.refused = true;
         return Mono.error(unavailable);
       }
+      long wait = task.coolDownLeft(descriptor.name(), record.clock.now(TimeUnit.NANOSECONDS));
+      if (wait > 0) {
+        record.refused = true;
+        return Mono.error(new ToolRateLimitedException(descriptor.name(), Duration.ofNanos(wait)));
+      }
       StepBudgetExhaustedException noStep = task.takeStep();
       if (noStep != null) {
         return Mono.error(noStep);
@@ -217,6 +224,9 @@ public final class ToolPipeline<A, R> {
     record.kind = kind;
     if (task != null && !record.refused && countsAgainstTool(kind)) {
       task.recordFailure(descriptor.name(), kind, reason, descriptor.unavailableAfter());
+      if (kind == FailureKind.RATE_LIMITED) {
+        task.coolDown(descriptor.name(), record.clock.now(TimeUnit.NANOSECONDS) + rateLimitWaitNanos(error));
+      }
     }
     Mono<ToolOutcome<R>> failure = Mono.fromSupplier(() -> new ToolOutcome.Failure<>(error,
         FailureAdvice.of(descriptor.name(), descriptor.alternates(), error, kind, reason,
@@ -225,6 +235,26 @@ public final class ToolPipeline<A, R> {
       return failure;
     }
     return step(0, args, kind, record).switchIfEmpty(failure);
+  }
+
+  /**
+   * How long a rate-limited tool asked to be left alone: its {@code Retry-After} in whole seconds (the last error's,
+   * up to the retry policy's cap), else the policy's {@code rateLimitedBase}.
+   */
+  private long rateLimitWaitNanos(Throwable error) {
+    long wait = descriptor.retry().rateLimitedBase().toNanos();
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof HttpStatusException http) {
+        try {
+          wait = http.header("Retry-After").map(v -> Duration.ofSeconds(Long.parseLong(v.trim())).toNanos())
+              .orElse(wait);
+        } catch (NumberFormatException httpDate) {
+          // an HTTP-date: keep the policy's base
+        }
+        break;
+      }
+    }
+    return Math.min(wait, descriptor.retry().retryAfterCap().toNanos());
   }
 
   /** The timeouts and budgets of the task are not the tool's fault; neither is its own misconfiguration. */
