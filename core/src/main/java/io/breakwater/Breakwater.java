@@ -279,6 +279,35 @@ public final class Breakwater {
   }
 
   /**
+   * Runs everything upstream as one agent task under {@code budget}: its deadline (a {@link #withDeadline}), its
+   * retries (a {@link #withRetryBudget}), and its steps, tokens and per-tool state, created at subscription and
+   * carried in the Context for every {@link io.breakwater.agent.Tool} called inside.
+   *
+   * <pre>{@code
+   * TaskBudget budget = TaskBudget.builder(Duration.ofSeconds(30)).retries(5).maxSteps(20).tokens(50_000).build();
+   * agent.answer(question).transformDeferred(withTaskBudget(budget));
+   * }</pre>
+   *
+   * <p>Nested task budgets only tighten: an inner task draws on the outer one's steps, tokens and retries, and its
+   * deadline is the earlier of the two. Read what is left with {@link io.breakwater.agent.TaskBudget#remaining}.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> withTaskBudget(io.breakwater.agent.TaskBudget budget) {
+    Objects.requireNonNull(budget, "budget");
+    Function<Context, Context> state = ctx -> ctx.put(ContextKeys.TASK_STATE,
+        new io.breakwater.internal.agent.TaskState(budget, ctx.getOrDefault(ContextKeys.TASK_STATE, null)));
+    Function<Publisher<T>, Publisher<T>> retries = budget.retries() == io.breakwater.agent.TaskBudget.UNLIMITED
+        ? Function.identity()
+        : withRetryBudget(budget.retries());
+    Function<Publisher<T>, Publisher<T>> deadline = withDeadline(budget.deadline());
+    return source -> {
+      Publisher<T> withState = source instanceof Mono<T> mono
+          ? mono.contextWrite(state)
+          : Flux.from(source).contextWrite(state);
+      return deadline.apply(retries.apply(withState));
+    };
+  }
+
+  /**
    * Fails a stream that makes no progress for the idle budget of the deadline in force (min(per-call × 0.3, 3 s)
    * by default), read at subscription; 3 s without a deadline. Every item counts as progress.
    *

@@ -26,6 +26,9 @@ public final class ContextKeys {
   /** The position a resumed stream should continue after (see {@link io.breakwater.retry.StreamResume}). */
   public static final Object RESUME_POSITION = new Key("breakwater.resumePosition");
 
+  /** The per-task state of {@code withTaskBudget}: steps, tokens, tool failures (an internal TaskState). */
+  public static final Object TASK_STATE = new Key("breakwater.taskState");
+
   private record Key(String name) {
     @Override
     public String toString() {

@@ -1,0 +1,55 @@
+package io.breakwater.agent;
+
+import io.breakwater.BreakwaterException;
+import io.breakwater.failure.FailureKind;
+
+/**
+ * Signalled by {@link TaskBudget#spendTokens(long)} when the tokens a task has spent pass its {@link TaskBudget}'s
+ * token budget. A {@link FailureKind#BUDGET_EXHAUSTED}: not retried, no fallback runs.
+ *
+ * <pre>{@code
+ * llm.complete(prompt)
+ *     .flatMap(reply -> TaskBudget.spendTokens(reply.usage().totalTokens()).thenReturn(reply));
+ * }</pre>
+ */
+public final class TokenBudgetExhaustedException extends RuntimeException implements BreakwaterException {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String task;
+  private final long limit;
+  private final long spent;
+
+  public TokenBudgetExhaustedException(String task, long limit, long spent) {
+    super("Task '" + task + "' spent " + spent + " tokens of its " + limit + ": answer with what you have");
+    this.task = task;
+    this.limit = limit;
+    this.spent = spent;
+  }
+
+  /** The name of the task whose budget ran out. */
+  @Override
+  public String source() {
+    return task;
+  }
+
+  @Override
+  public FailureKind failureKind() {
+    return FailureKind.BUDGET_EXHAUSTED;
+  }
+
+  /** The tokens the task was given. */
+  public long limit() {
+    return limit;
+  }
+
+  /** The tokens spent when the budget was found exhausted (more than {@link #limit()}). */
+  public long spent() {
+    return spent;
+  }
+
+  @Override
+  public synchronized Throwable fillInStackTrace() {
+    return this;
+  }
+}

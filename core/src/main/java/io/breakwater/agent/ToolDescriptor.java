@@ -1,0 +1,365 @@
+package io.breakwater.agent;
+
+import io.breakwater.breaker.CircuitBreakerRegistry;
+import io.breakwater.failure.FailureClassifier;
+import io.breakwater.failure.FailureKind;
+import io.breakwater.idempotency.IdempotencyPolicy;
+import io.breakwater.idempotency.SideEffect;
+import io.breakwater.retry.RetryPolicy;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.annotation.Nullable;
+
+/**
+ * What Breakwater needs to know about one tool an agent calls: its name and family, what it does to the world, how
+ * long an attempt may take, how it is retried, guarded and deduplicated, when it is written off for a task, and
+ * what may be logged of its arguments. Turn it into a callable {@link Tool} with {@link Tool#of}.
+ *
+ * <pre>{@code
+ * ToolDescriptor search = ToolDescriptor.builder("flights.search")
+ *     .sideEffect(SideEffect.READ_ONLY)
+ *     .timeouts(CallTimeouts.adaptive().percentile(99).build())
+ *     .retry(RetryPolicy.builder().name("flights").maxRetries(2).build())
+ *     .breakers(breakers)
+ *     .alternates("flights.searchCached")
+ *     .build();
+ * }</pre>
+ *
+ * <table>
+ *   <caption>Settings</caption>
+ *   <tr><th>setting</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code family}</td><td>the name up to the first {@code '.'} (none without one)</td><td>a tag of
+ *       metrics and events (breaker families come from the registry)</td></tr>
+ *   <tr><td>{@code sideEffect}</td><td>required</td><td>a {@code NON_IDEMPOTENT_WRITE} is retried only with
+ *       {@code idempotency}</td></tr>
+ *   <tr><td>{@code timeouts}</td><td>{@link CallTimeouts#adaptiveDefaults()}</td><td>per-attempt timeout</td></tr>
+ *   <tr><td>{@code retry}</td><td>{@code RetryPolicy} named after the tool, with this descriptor's meter
+ *       registry and scheduler, other settings default</td><td>how
+ *       attempts are retried</td></tr>
+ *   <tr><td>{@code breakers}</td><td>none</td><td>the registry whose tool and family breakers guard every
+ *       attempt</td></tr>
+ *   <tr><td>{@code idempotency}</td><td>none</td><td>at most once per key; the key is the tool's name and its
+ *       arguments without {@code transientFields} (see {@link Tool#withIdempotencyKey})</td></tr>
+ *   <tr><td>{@code unavailableAfter}</td><td>timeout 3, connection 3, server_error 3, rate_limited 2,
+ *       circuit_open 2, invalid_argument 3, client_error 3</td><td>failed calls of a kind after which the tool is
+ *       written off for the rest of the task</td></tr>
+ *   <tr><td>{@code alternates}</td><td>none</td><td>tools the model may use instead, named in failure
+ *       feedback</td></tr>
+ *   <tr><td>{@code classifier}</td><td>the retry policy's</td><td>failure kinds for counts, fallbacks and
+ *       feedback</td></tr>
+ *   <tr><td>{@code redact}</td><td>password, secret, token, apiKey, api_key, authorization, cookie, ssn,
+ *       cardNumber</td><td>fields masked in events, fingerprints and feedback (added to the defaults)</td></tr>
+ *   <tr><td>{@code logArgs}</td><td>none</td><td>top-level argument fields written in call events (masked if
+ *       sensitive); otherwise only a fingerprint</td></tr>
+ *   <tr><td>{@code meterRegistry}</td><td>{@code Metrics.globalRegistry}</td><td>tool meters</td></tr>
+ *   <tr><td>{@code observationRegistry}</td><td>none</td><td>one Observation per call when set</td></tr>
+ *   <tr><td>{@code eventLog}</td><td>SLF4J logger {@code breakwater.tool.calls} at INFO</td><td>receives one JSON
+ *       event per call</td></tr>
+ *   <tr><td>{@code scheduler}</td><td>{@code Schedulers::parallel}</td><td>clock when no deadline is in force,
+ *       resolved at subscription; the stale-value cache's ticker</td></tr>
+ * </table>
+ *
+ * <p>Immutable and thread-safe: build one per tool and share it.
+ */
+public final class ToolDescriptor {
+
+  private final String name;
+  @Nullable
+  private final String family;
+  private final SideEffect sideEffect;
+  private final CallTimeouts timeouts;
+  private final RetryPolicy retry;
+  @Nullable
+  private final CircuitBreakerRegistry breakers;
+  @Nullable
+  private final IdempotencyPolicy idempotency;
+  private final List<String> transientFields;
+  private final Map<FailureKind, Integer> unavailableAfter;
+  private final List<String> alternates;
+  private final FailureClassifier classifier;
+  private final List<String> redact;
+  private final List<String> logArgs;
+  private final MeterRegistry meterRegistry;
+  @Nullable
+  private final ObservationRegistry observationRegistry;
+  @Nullable
+  private final Consumer<String> eventLog;
+  private final Supplier<Scheduler> scheduler;
+
+  private ToolDescriptor(Builder b) {
+    this.name = b.name;
+    this.family = b.familySet ? b.family : CircuitBreakerRegistry.prefixFamily(b.name);
+    this.sideEffect = b.sideEffect;
+    this.timeouts = b.timeouts;
+    this.retry = b.retry != null ? b.retry
+        : RetryPolicy.builder().name(b.name).meterRegistry(b.meterRegistry).scheduler(b.scheduler).build();
+    this.breakers = b.breakers;
+    this.idempotency = b.idempotency;
+    this.transientFields = List.copyOf(b.transientFields);
+    this.unavailableAfter = Collections.unmodifiableMap(new EnumMap<>(b.unavailableAfter));
+    this.alternates = List.copyOf(b.alternates);
+    this.classifier = b.classifier != null ? b.classifier : this.retry.classifier();
+    this.redact = List.copyOf(b.redact);
+    this.logArgs = List.copyOf(b.logArgs);
+    this.meterRegistry = b.meterRegistry;
+    this.observationRegistry = b.observationRegistry;
+    this.eventLog = b.eventLog;
+    this.scheduler = b.scheduler;
+  }
+
+  /** A builder for the tool called {@code name}, e.g. {@code "flights.search"}: a metric tag, never user data. */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The family, or {@code null}. */
+  @Nullable
+  public String family() {
+    return family;
+  }
+
+  public SideEffect sideEffect() {
+    return sideEffect;
+  }
+
+  public CallTimeouts timeouts() {
+    return timeouts;
+  }
+
+  public RetryPolicy retry() {
+    return retry;
+  }
+
+  @Nullable
+  public CircuitBreakerRegistry breakers() {
+    return breakers;
+  }
+
+  @Nullable
+  public IdempotencyPolicy idempotency() {
+    return idempotency;
+  }
+
+  public List<String> transientFields() {
+    return transientFields;
+  }
+
+  /** Failed calls of each kind after which the tool is written off for the task; kinds absent never do. */
+  public Map<FailureKind, Integer> unavailableAfter() {
+    return unavailableAfter;
+  }
+
+  public List<String> alternates() {
+    return alternates;
+  }
+
+  public FailureClassifier classifier() {
+    return classifier;
+  }
+
+  /** Extra fields to redact, on top of the default list. */
+  public List<String> redact() {
+    return redact;
+  }
+
+  public List<String> logArgs() {
+    return logArgs;
+  }
+
+  public MeterRegistry meterRegistry() {
+    return meterRegistry;
+  }
+
+  @Nullable
+  public ObservationRegistry observationRegistry() {
+    return observationRegistry;
+  }
+
+  /** Where call events go; {@code null} means the SLF4J logger {@code breakwater.tool.calls}. */
+  @Nullable
+  public Consumer<String> eventLog() {
+    return eventLog;
+  }
+
+  public Supplier<Scheduler> scheduler() {
+    return scheduler;
+  }
+
+  @Override
+  public String toString() {
+    return "ToolDescriptor{" + name + ", " + sideEffect + ", " + timeouts + ", " + retry + "}";
+  }
+
+  /** Builds a {@link ToolDescriptor}; {@link #build()} validates and says what to change. */
+  public static final class Builder {
+    private final String name;
+    private String family;
+    private boolean familySet;
+    private SideEffect sideEffect;
+    private CallTimeouts timeouts = CallTimeouts.adaptiveDefaults();
+    private RetryPolicy retry;
+    private CircuitBreakerRegistry breakers;
+    private IdempotencyPolicy idempotency;
+    private final List<String> transientFields = new ArrayList<>();
+    private final EnumMap<FailureKind, Integer> unavailableAfter = new EnumMap<>(FailureKind.class);
+    private final List<String> alternates = new ArrayList<>();
+    private FailureClassifier classifier;
+    private final List<String> redact = new ArrayList<>();
+    private final List<String> logArgs = new ArrayList<>();
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
+    private ObservationRegistry observationRegistry;
+    private Consumer<String> eventLog;
+    private Supplier<Scheduler> scheduler = Schedulers::parallel;
+
+    private Builder(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+      unavailableAfter.put(FailureKind.TIMEOUT, 3);
+      unavailableAfter.put(FailureKind.CONNECTION, 3);
+      unavailableAfter.put(FailureKind.SERVER_ERROR, 3);
+      unavailableAfter.put(FailureKind.RATE_LIMITED, 2);
+      unavailableAfter.put(FailureKind.CIRCUIT_OPEN, 2);
+      unavailableAfter.put(FailureKind.INVALID_ARGUMENT, 3);
+      unavailableAfter.put(FailureKind.CLIENT_ERROR, 3);
+    }
+
+    /** The tool's family; {@code null} for none. Default: the name up to its first {@code '.'}. */
+    public Builder family(@Nullable String family) {
+      this.family = family;
+      this.familySet = true;
+      return this;
+    }
+
+    /** What the tool does to the world. Required. */
+    public Builder sideEffect(SideEffect sideEffect) {
+      this.sideEffect = Objects.requireNonNull(sideEffect, "sideEffect");
+      return this;
+    }
+
+    public Builder timeouts(CallTimeouts timeouts) {
+      this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
+      return this;
+    }
+
+    public Builder retry(RetryPolicy retry) {
+      this.retry = Objects.requireNonNull(retry, "retry");
+      return this;
+    }
+
+    /** Guard every attempt with the tool's and its family's breakers in {@code breakers}. */
+    public Builder breakers(CircuitBreakerRegistry breakers) {
+      this.breakers = Objects.requireNonNull(breakers, "breakers");
+      return this;
+    }
+
+    /** Make each call happen at most once per key, with outcomes kept under {@code policy}. */
+    public Builder idempotency(IdempotencyPolicy policy) {
+      this.idempotency = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** Argument fields left out of the idempotency key: request ids, timestamps, trace ids. */
+    public Builder transientFields(String... fields) {
+      transientFields.addAll(List.of(fields));
+      return this;
+    }
+
+    /** Write the tool off for the task after {@code failedCalls} failed calls of {@code kind}; 0 never does. */
+    public Builder unavailableAfter(FailureKind kind, int failedCalls) {
+      Objects.requireNonNull(kind, "kind");
+      if (failedCalls < 0) {
+        throw new IllegalArgumentException("unavailableAfter(" + kind + ", " + failedCalls + "): give 0 (never) "
+            + "or more calls");
+      }
+      if (failedCalls == 0) {
+        unavailableAfter.remove(kind);
+      } else {
+        unavailableAfter.put(kind, failedCalls);
+      }
+      return this;
+    }
+
+    /** Tools the model may call instead, named in failure feedback. */
+    public Builder alternates(String... toolNames) {
+      alternates.addAll(List.of(toolNames));
+      return this;
+    }
+
+    public Builder classifier(FailureClassifier classifier) {
+      this.classifier = Objects.requireNonNull(classifier, "classifier");
+      return this;
+    }
+
+    /** More fields to mask, on top of the default list. */
+    public Builder redact(String... fields) {
+      redact.addAll(List.of(fields));
+      return this;
+    }
+
+    /** Top-level argument fields to write in call events, masked when sensitive. */
+    public Builder logArgs(String... fields) {
+      logArgs.addAll(List.of(fields));
+      return this;
+    }
+
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
+    public Builder observationRegistry(ObservationRegistry observationRegistry) {
+      this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry");
+      return this;
+    }
+
+    /** Send each call's JSON event here instead of the SLF4J logger {@code breakwater.tool.calls}. */
+    public Builder eventLog(Consumer<String> eventLog) {
+      this.eventLog = Objects.requireNonNull(eventLog, "eventLog");
+      return this;
+    }
+
+    public Builder scheduler(Supplier<Scheduler> scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    public ToolDescriptor build() {
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("Tool name is blank: name it as the model knows it, e.g. "
+            + "\"flights.search\"");
+      }
+      if (sideEffect == null) {
+        throw new IllegalArgumentException("Tool '" + name + "' has no side effect declared: add "
+            + ".sideEffect(SideEffect.READ_ONLY), IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE");
+      }
+      if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null
+          && (retry == null || retry.maxRetries() > 0)) {
+        throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE retried without "
+            + "idempotency, so a retry could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
+            + ".retry(RetryPolicy.builder().maxRetries(0).build())");
+      }
+      if (!transientFields.isEmpty() && idempotency == null) {
+        throw new IllegalArgumentException("Tool '" + name + "' has transientFields but no idempotency: add "
+            + ".idempotency(IdempotencyPolicy.of(store)) or drop transientFields");
+      }
+      if (alternates.contains(name)) {
+        throw new IllegalArgumentException("Tool '" + name + "' names itself as an alternate: remove it");
+      }
+      return new ToolDescriptor(this);
+    }
+  }
+}

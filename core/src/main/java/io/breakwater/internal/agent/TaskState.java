@@ -1,0 +1,190 @@
+package io.breakwater.internal.agent;
+
+import io.breakwater.agent.RemainingBudget;
+import io.breakwater.agent.StepBudgetExhaustedException;
+import io.breakwater.agent.TaskBudget;
+import io.breakwater.agent.TokenBudgetExhaustedException;
+import io.breakwater.agent.ToolUnavailableException;
+import io.breakwater.deadline.Deadline;
+import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.ContextKeys;
+import io.breakwater.retry.TaskRetryBudget;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.util.annotation.Nullable;
+import reactor.util.context.ContextView;
+
+/**
+ * The state of one task, created when {@code withTaskBudget} is subscribed and kept in the Context: steps taken,
+ * tokens spent, and per tool its failures by kind, whether it is written off, and its line of failure memory.
+ * Thread-safe: tools of one task may run in parallel.
+ */
+public final class TaskState {
+
+  private static final FailureKind[] KINDS = FailureKind.values();
+
+  private final String name;
+  private final int maxSteps;
+  private final long maxTokens;
+  @Nullable
+  private final TaskState parent;
+  private final AtomicInteger steps = new AtomicInteger();
+  private final AtomicLong tokens = new AtomicLong();
+  private final ConcurrentHashMap<String, ToolRecord> tools = new ConcurrentHashMap<>();
+
+  public TaskState(TaskBudget budget, @Nullable TaskState parent) {
+    this.name = budget.name();
+    this.maxSteps = budget.maxSteps();
+    this.maxTokens = budget.tokens();
+    this.parent = parent;
+  }
+
+  /** The state of the task in {@code context}, or {@code null} outside a task. */
+  @Nullable
+  public static TaskState from(ContextView context) {
+    return context.getOrDefault(ContextKeys.TASK_STATE, null);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** What the task in {@code context} has left. */
+  public static RemainingBudget remaining(ContextView context) {
+    Deadline deadline = Deadline.from(context).orElse(null);
+    TaskRetryBudget retries = TaskRetryBudget.from(context).orElse(null);
+    TaskState state = from(context);
+    return new RemainingBudget(
+        deadline == null ? null : deadline.remaining().truncatedTo(ChronoUnit.MILLIS),
+        retries == null ? TaskBudget.UNLIMITED : retries.remaining(),
+        state == null ? TaskBudget.UNLIMITED : state.stepsLeft(),
+        state == null ? TaskBudget.UNLIMITED : state.tokensLeft());
+  }
+
+  /** Takes one step from this task and its parents; the error, taking nothing, if any of them is used up. */
+  @Nullable
+  public StepBudgetExhaustedException takeStep() {
+    if (maxSteps != TaskBudget.UNLIMITED && steps.incrementAndGet() > maxSteps) {
+      steps.decrementAndGet();
+      return new StepBudgetExhaustedException(name, maxSteps);
+    }
+    StepBudgetExhaustedException outer = parent == null ? null : parent.takeStep();
+    if (outer != null && maxSteps != TaskBudget.UNLIMITED) {
+      steps.decrementAndGet();
+    }
+    return outer;
+  }
+
+  /** Records {@code n} tokens spent here and in the parents; the error if any budget is now passed. */
+  @Nullable
+  public TokenBudgetExhaustedException spendTokens(long n) {
+    long spent = tokens.addAndGet(n);
+    TokenBudgetExhaustedException outer = parent == null ? null : parent.spendTokens(n);
+    if (maxTokens != TaskBudget.UNLIMITED && spent > maxTokens) {
+      return new TokenBudgetExhaustedException(name, maxTokens, spent);
+    }
+    return outer;
+  }
+
+  int stepsLeft() {
+    int own = maxSteps == TaskBudget.UNLIMITED ? TaskBudget.UNLIMITED : Math.max(0, maxSteps - steps.get());
+    int outer = parent == null ? TaskBudget.UNLIMITED : parent.stepsLeft();
+    return least(own, outer);
+  }
+
+  long tokensLeft() {
+    long own = maxTokens == TaskBudget.UNLIMITED ? TaskBudget.UNLIMITED : Math.max(0, maxTokens - tokens.get());
+    long outer = parent == null ? TaskBudget.UNLIMITED : parent.tokensLeft();
+    return own == TaskBudget.UNLIMITED ? outer : outer == TaskBudget.UNLIMITED ? own : Math.min(own, outer);
+  }
+
+  private static int least(int a, int b) {
+    return a == TaskBudget.UNLIMITED ? b : b == TaskBudget.UNLIMITED ? a : Math.min(a, b);
+  }
+
+  /** The error to fail fast with if {@code tool} has been written off for this task, else {@code null}. */
+  @Nullable
+  public ToolUnavailableException unavailable(String tool) {
+    ToolRecord record = tools.get(tool);
+    FailureKind cause = record == null ? null : record.unavailable;
+    return cause == null ? null : new ToolUnavailableException(tool, cause, record.counts.get(cause.ordinal()));
+  }
+
+  /** Refuse calls of {@code tool} until {@code untilNanos} on the task's clock (it asked to be left alone). */
+  public void coolDown(String tool, long untilNanos) {
+    ToolRecord record = tools.computeIfAbsent(tool, t -> new ToolRecord());
+    record.coolDownUntil.accumulateAndGet(untilNanos, Math::max);
+  }
+
+  /** The nanoseconds left before {@code tool} may be called again at {@code nowNanos}; 0 or less when it may. */
+  public long coolDownLeft(String tool, long nowNanos) {
+    ToolRecord record = tools.get(tool);
+    return record == null ? 0 : record.coolDownUntil.get() - nowNanos;
+  }
+
+  /** The failures of {@code kind} that {@code tool} had in this task. */
+  public int failures(String tool, FailureKind kind) {
+    ToolRecord record = tools.get(tool);
+    return record == null ? 0 : record.counts.get(kind.ordinal());
+  }
+
+  /**
+   * Counts a failed call of {@code tool} and updates its memory line; writes the tool off once a threshold in
+   * {@code unavailableAfter} is reached. Returns the count of {@code kind} so far.
+   */
+  public int recordFailure(String tool, FailureKind kind, String reason, Map<FailureKind, Integer> unavailableAfter) {
+    ToolRecord record = tools.computeIfAbsent(tool, t -> new ToolRecord());
+    int count = record.counts.incrementAndGet(kind.ordinal());
+    Integer threshold = unavailableAfter.get(kind);
+    if (threshold != null && count >= threshold && record.unavailable == null) {
+      record.unavailable = kind;
+    }
+    record.line = tool + ": " + record.summary() + "; last: " + kind.tag() + " (" + reason + ")"
+        + (record.unavailable != null ? "; unavailable for this task" : "");
+    return count;
+  }
+
+  /** Notes a successful call of {@code tool} in its memory line, if it has one; {@code via} names a fallback. */
+  public void recordSuccess(String tool, @Nullable String via) {
+    ToolRecord record = tools.get(tool);
+    if (record != null) {
+      record.line = tool + ": " + record.summary() + "; last call ok" + (via == null ? "" : " via " + via)
+          + (record.unavailable != null ? "; unavailable for this task" : "");
+    }
+  }
+
+  /** One line per tool that failed in this task, sorted by tool name. */
+  public List<String> memoryLines() {
+    TreeMap<String, String> sorted = new TreeMap<>();
+    tools.forEach((tool, record) -> sorted.put(tool, record.line));
+    return new ArrayList<>(sorted.values());
+  }
+
+  private static final class ToolRecord {
+    final AtomicIntegerArray counts = new AtomicIntegerArray(KINDS.length);
+    final AtomicLong coolDownUntil = new AtomicLong(Long.MIN_VALUE);
+    /** The kind whose threshold wrote the tool off, or {@code null}. */
+    volatile FailureKind unavailable;
+    volatile String line;
+
+    String summary() {
+      StringBuilder b = new StringBuilder();
+      int total = 0;
+      for (FailureKind kind : KINDS) {
+        int n = counts.get(kind.ordinal());
+        if (n > 0) {
+          b.append(b.length() == 0 ? "" : ", ").append(kind.tag()).append(' ').append(n);
+          total += n;
+        }
+      }
+      return total + (total == 1 ? " failure (" : " failures (") + b + ")";
+    }
+  }
+}
