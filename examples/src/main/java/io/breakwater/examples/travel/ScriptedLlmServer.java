@@ -24,7 +24,8 @@ public final class ScriptedLlmServer implements AutoCloseable {
     server = HttpServer.create().host("127.0.0.1").port(0)
         .route(routes -> routes.post("/v1/chat/completions", (req, res) -> res
             .header("Content-Type", "text/event-stream")
-            .sendString(req.receive().then().thenMany(requests.incrementAndGet() == 1 ? stall() : answer()))))
+            .sendString(req.receive().aggregate().asString().defaultIfEmpty("")
+                .flatMapMany(body -> requests.incrementAndGet() == 1 ? stall() : answer()))))
         .bindNow();
   }
 
