@@ -226,7 +226,8 @@ public final class TravelAgent {
     Map<String, Double> lines = new TreeMap<>();
     for (Meter meter : meters.getMeters()) {
       String name = meter.getId().getName();
-      if (!name.startsWith("breakwater.")) {
+      // Counters and timers count calls; a distribution summary's count is a number of samples, so it is left out.
+      if (!name.startsWith("breakwater.") || meter instanceof io.micrometer.core.instrument.DistributionSummary) {
         continue;
       }
       StringBuilder key = new StringBuilder(name);
