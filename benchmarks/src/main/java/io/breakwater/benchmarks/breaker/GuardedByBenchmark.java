@@ -6,6 +6,7 @@ import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import java.util.concurrent.TimeUnit;
+import io.breakwater.benchmarks.BlackholeSubscriber;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -16,8 +17,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.infra.Blackhole;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 
 /**
@@ -66,41 +65,12 @@ public class GuardedByBenchmark {
 
   @Benchmark
   public void oneThread(Blackhole bh) {
-    call.subscribe(new Consumer(bh));
+    call.subscribe(new BlackholeSubscriber<>(bh));
   }
 
   @Benchmark
   @Threads(2)
   public void twoThreads(Blackhole bh) {
-    call.subscribe(new Consumer(bh));
-  }
-
-  /** Requests everything and hands each signal to the blackhole. */
-  static final class Consumer implements CoreSubscriber<Integer> {
-    private final Blackhole bh;
-
-    Consumer(Blackhole bh) {
-      this.bh = bh;
-    }
-
-    @Override
-    public void onSubscribe(Subscription s) {
-      s.request(Long.MAX_VALUE);
-    }
-
-    @Override
-    public void onNext(Integer value) {
-      bh.consume(value);
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      bh.consume(t);
-    }
-
-    @Override
-    public void onComplete() {
-      bh.consume(true);
-    }
+    call.subscribe(new BlackholeSubscriber<>(bh));
   }
 }

@@ -7,6 +7,7 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import io.breakwater.benchmarks.BlackholeSubscriber;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -15,8 +16,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.infra.Blackhole;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 
 /**
@@ -45,50 +44,21 @@ public class RetrySuccessBenchmark {
 
   @Benchmark
   public void baseline(Blackhole bh) {
-    baseline.subscribe(new Sink(bh));
+    baseline.subscribe(new BlackholeSubscriber<>(bh));
   }
 
   @Benchmark
   public void breakwaterRetryWithBudget(Blackhole bh) {
-    breakwater.subscribe(new Sink(bh));
+    breakwater.subscribe(new BlackholeSubscriber<>(bh));
   }
 
   @Benchmark
   public void reactorRetryWhenBackoff(Blackhole bh) {
-    reactorRetryWhen.subscribe(new Sink(bh));
+    reactorRetryWhen.subscribe(new BlackholeSubscriber<>(bh));
   }
 
   @Benchmark
   public void resilience4jRetryOperator(Blackhole bh) {
-    resilience4j.subscribe(new Sink(bh));
-  }
-
-  /** Requests everything and hands each signal to the blackhole. */
-  static final class Sink implements CoreSubscriber<Integer> {
-    private final Blackhole bh;
-
-    Sink(Blackhole bh) {
-      this.bh = bh;
-    }
-
-    @Override
-    public void onSubscribe(Subscription s) {
-      s.request(Long.MAX_VALUE);
-    }
-
-    @Override
-    public void onNext(Integer value) {
-      bh.consume(value);
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      bh.consume(t);
-    }
-
-    @Override
-    public void onComplete() {
-      bh.consume(true);
-    }
+    resilience4j.subscribe(new BlackholeSubscriber<>(bh));
   }
 }
