@@ -129,6 +129,10 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
 
   @Override
   public void onNext(T t) {
+    if (t == null) {
+      throw new NullPointerException("onNext(null) in withDeadline(" + deadline.name()
+          + "): Reactive Streams rule 2.13");
+    }
     if (!STATE.compareAndSet(this, IDLE, EMITTING)) {
       Operators.onDiscard(t, context);
       return;

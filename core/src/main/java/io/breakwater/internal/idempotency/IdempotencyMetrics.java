@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@code breakwater.idempotency.calls} (counter; tags {@code tool}, {@code outcome} = hit, miss, in_flight, expired,
- * mismatch, fenced, unrecorded, bypassed) and {@code breakwater.idempotency.hit.ratio} (gauge; tag {@code tool}): hits over calls that
- * reached an outcome (hit, miss, expired).
+ * mismatch, fenced, unrecorded, bypassed) and {@code breakwater.idempotency.hit.ratio} (gauge; tag {@code tool}):
+ * hits over calls that reached an outcome (hit, miss, expired).
  */
 final class IdempotencyMetrics {
 

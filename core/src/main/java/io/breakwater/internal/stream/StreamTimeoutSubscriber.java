@@ -127,6 +127,9 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
 
   @Override
   public void onNext(T t) {
+    if (t == null) {
+      throw new NullPointerException("onNext(null) in a stream timeout: Reactive Streams rule 2.13");
+    }
     long sq = seq;
     SEQ.setOpaque(this, sq + 1);
     if (state != RUNNING) {

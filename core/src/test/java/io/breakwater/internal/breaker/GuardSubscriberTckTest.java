@@ -1,9 +1,9 @@
 package io.breakwater.internal.breaker;
 
+import io.breakwater.testing.WhiteboxProbeSubscriber;
 import io.breakwater.breaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
 import org.reactivestreams.tck.SubscriberWhiteboxVerification;
 import org.reactivestreams.tck.TestEnvironment;
 import reactor.core.CoreSubscriber;
@@ -22,37 +22,7 @@ public class GuardSubscriberTckTest extends SubscriberWhiteboxVerification<Integ
   @Override
   public Subscriber<Integer> createSubscriber(WhiteboxSubscriberProbe<Integer> probe) {
     Phase admitted = guard.tool.acquire(Schedulers.parallel());
-    CoreSubscriber<Integer> downstream = new CoreSubscriber<>() {
-      @Override
-      public void onSubscribe(Subscription s) {
-        probe.registerOnSubscribe(new SubscriberPuppet() {
-          @Override
-          public void triggerRequest(long elements) {
-            s.request(elements);
-          }
-
-          @Override
-          public void signalCancel() {
-            s.cancel();
-          }
-        });
-      }
-
-      @Override
-      public void onNext(Integer value) {
-        probe.registerOnNext(value);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        probe.registerOnError(t);
-      }
-
-      @Override
-      public void onComplete() {
-        probe.registerOnComplete();
-      }
-    };
+    CoreSubscriber<Integer> downstream = new WhiteboxProbeSubscriber<>(probe);
     return new GuardSubscriber<>(downstream, guard, Schedulers.parallel(), null, admitted, false, 0);
   }
 
