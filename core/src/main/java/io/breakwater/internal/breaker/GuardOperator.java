@@ -2,12 +2,9 @@ package io.breakwater.internal.breaker;
 
 import io.breakwater.breaker.CircuitBreaker;
 import java.util.function.Function;
+import io.breakwater.internal.Lift;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxOperator;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoOperator;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
@@ -17,7 +14,7 @@ import reactor.util.annotation.Nullable;
  * reports its outcome to both. A rejection fails the subscriber at once, without subscribing upstream; a rejection
  * by the tool breaker gives the family's admission back unused. A {@code Mono} stays a {@code Mono}.
  */
-public final class GuardOperator<T> implements Function<Publisher<T>, Publisher<T>> {
+public final class GuardOperator<T> implements Function<Publisher<T>, Publisher<T>>, Lift.OnSubscribe<T> {
 
   @Nullable final BreakerCore family;
   final BreakerCore tool;
@@ -42,13 +39,11 @@ public final class GuardOperator<T> implements Function<Publisher<T>, Publisher<
 
   @Override
   public Publisher<T> apply(Publisher<T> source) {
-    if (source instanceof Mono<T> mono) {
-      return new MonoGuard<>(mono, this);
-    }
-    return new FluxGuard<>(Flux.from(source), this);
+    return Lift.apply(source, "guardedBy", this);
   }
 
-  void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
+  @Override
+  public void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
     Scheduler clock = tool.scheduler.get();
     Phase familyPhase = null;
     if (family != null) {
@@ -73,33 +68,5 @@ public final class GuardOperator<T> implements Function<Publisher<T>, Publisher<
     GuardSubscriber<T> subscriber = new GuardSubscriber<>(actual, this, clock, familyPhase, toolPhase, mono, 0);
     source.subscribe(subscriber);
     subscriber.subscribed();
-  }
-
-  static final class MonoGuard<T> extends MonoOperator<T, T> {
-    private final GuardOperator<T> guard;
-
-    MonoGuard(Mono<? extends T> source, GuardOperator<T> guard) {
-      super(source);
-      this.guard = guard;
-    }
-
-    @Override
-    public void subscribe(CoreSubscriber<? super T> actual) {
-      guard.subscribe(source, actual, true);
-    }
-  }
-
-  static final class FluxGuard<T> extends FluxOperator<T, T> {
-    private final GuardOperator<T> guard;
-
-    FluxGuard(Flux<? extends T> source, GuardOperator<T> guard) {
-      super(source);
-      this.guard = guard;
-    }
-
-    @Override
-    public void subscribe(CoreSubscriber<? super T> actual) {
-      guard.subscribe(source, actual, false);
-    }
   }
 }

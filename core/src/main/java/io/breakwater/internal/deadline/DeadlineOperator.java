@@ -3,15 +3,13 @@ package io.breakwater.internal.deadline;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.Lift;
 import java.time.Duration;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Hooks;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoOperator;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.annotation.Nullable;
@@ -21,7 +19,7 @@ import reactor.util.context.Context;
  * {@code withDeadline} and {@code perCallTimeout}: a {@code Mono} stays a {@code Mono}, anything else becomes a
  * {@code Flux}. The function is stateless and can be shared; each subscription starts its own deadline.
  */
-public final class DeadlineOperator<T> implements Function<Publisher<T>, Publisher<T>> {
+public final class DeadlineOperator<T> implements Function<Publisher<T>, Publisher<T>>, Lift.OnSubscribe<T> {
 
   /** Decides, at subscription, which deadline to impose under the one in force. */
   @FunctionalInterface
@@ -69,10 +67,12 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
 
   @Override
   public Publisher<T> apply(Publisher<T> source) {
-    if (source instanceof Mono<T> mono) {
-      return new MonoDeadline<>(mono, bound);
-    }
-    return new FluxDeadline<>(Flux.from(source), bound);
+    return Lift.apply(source, "withDeadline", this);
+  }
+
+  @Override
+  public void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
+    subscribe(source, bound, actual);
   }
 
   static <T> void subscribe(Publisher<? extends T> source, Bound bound, CoreSubscriber<? super T> actual) {
@@ -99,33 +99,5 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
       source.subscribe(subscriber);
     }
     subscriber.subscribed();
-  }
-
-  static final class MonoDeadline<T> extends MonoOperator<T, T> {
-    private final Bound bound;
-
-    MonoDeadline(Mono<? extends T> source, Bound bound) {
-      super(source);
-      this.bound = bound;
-    }
-
-    @Override
-    public void subscribe(CoreSubscriber<? super T> actual) {
-      DeadlineOperator.subscribe(source, bound, actual);
-    }
-  }
-
-  static final class FluxDeadline<T> extends FluxOperator<T, T> {
-    private final Bound bound;
-
-    FluxDeadline(Flux<? extends T> source, Bound bound) {
-      super(source);
-      this.bound = bound;
-    }
-
-    @Override
-    public void subscribe(CoreSubscriber<? super T> actual) {
-      DeadlineOperator.subscribe(source, bound, actual);
-    }
   }
 }

@@ -5,12 +5,9 @@ import io.breakwater.internal.ContextKeys;
 import io.breakwater.stream.StreamTimeouts;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import io.breakwater.internal.Lift;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxOperator;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoOperator;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.annotation.Nullable;
@@ -19,7 +16,7 @@ import reactor.util.annotation.Nullable;
  * {@code idleTimeout}, {@code firstItemTimeout} and {@code streamTimeouts}: a {@code Mono} stays a {@code Mono}. The
  * function is immutable; the timeouts, the scheduler and the subscriber are resolved at subscription.
  */
-public final class StreamTimeoutOperator<T> implements Function<Publisher<T>, Publisher<T>> {
+public final class StreamTimeoutOperator<T> implements Function<Publisher<T>, Publisher<T>>, Lift.OnSubscribe<T> {
 
   private final StreamTimeouts timeouts;
   @Nullable private final Predicate<? super T> isProgress;
@@ -31,45 +28,15 @@ public final class StreamTimeoutOperator<T> implements Function<Publisher<T>, Pu
 
   @Override
   public Publisher<T> apply(Publisher<T> source) {
-    if (source instanceof Mono<T> mono) {
-      return new MonoStreamTimeout<>(mono, this);
-    }
-    return new FluxStreamTimeout<>(Flux.from(source), this);
+    return Lift.apply(source, "streamTimeouts", this);
   }
 
-  void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual) {
+  @Override
+  public void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
     Deadline deadline = actual.currentContext().getOrDefault(ContextKeys.DEADLINE, null);
     Scheduler scheduler = timeouts.scheduler() != null ? timeouts.scheduler().get()
         : deadline != null ? deadline.scheduler() : Schedulers.parallel();
     source.subscribe(new StreamTimeoutSubscriber<>(actual, isProgress, scheduler,
         timeouts.firstItemNanos(deadline), timeouts.idleNanos(deadline), timeouts));
-  }
-
-  static final class MonoStreamTimeout<T> extends MonoOperator<T, T> {
-    private final StreamTimeoutOperator<T> operator;
-
-    MonoStreamTimeout(Mono<? extends T> source, StreamTimeoutOperator<T> operator) {
-      super(source);
-      this.operator = operator;
-    }
-
-    @Override
-    public void subscribe(CoreSubscriber<? super T> actual) {
-      operator.subscribe(source, actual);
-    }
-  }
-
-  static final class FluxStreamTimeout<T> extends FluxOperator<T, T> {
-    private final StreamTimeoutOperator<T> operator;
-
-    FluxStreamTimeout(Flux<? extends T> source, StreamTimeoutOperator<T> operator) {
-      super(source);
-      this.operator = operator;
-    }
-
-    @Override
-    public void subscribe(CoreSubscriber<? super T> actual) {
-      operator.subscribe(source, actual);
-    }
   }
 }
