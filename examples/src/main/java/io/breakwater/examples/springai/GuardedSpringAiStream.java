@@ -49,11 +49,14 @@ public final class GuardedSpringAiStream {
 
   /** The answer's text, token by token: a first token within the first-item timeout, then no stall longer than idle. */
   public Flux<String> tokens(String question) {
-    return model.stream(new Prompt(question))
+    // snippet:springai-guarded-stream
+    Flux<String> tokens = model.stream(new Prompt(question))
         .map(GuardedSpringAiStream::text)
         .filter(text -> !text.isEmpty())
-        .transformDeferred(streamTimeouts(timeouts))
+        .transformDeferred(streamTimeouts(timeouts))      // first token, then no stall longer than idle
         .transformDeferred(withDeadline(taskBudget));
+    // end-snippet
+    return tokens;
   }
 
   private static String text(ChatResponse response) {

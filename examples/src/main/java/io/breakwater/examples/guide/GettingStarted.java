@@ -1,0 +1,58 @@
+package io.breakwater.examples.guide;
+
+import static io.breakwater.Breakwater.*;
+
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.retry.Backoff;
+import io.breakwater.stream.llm.LlmChunk;
+import io.breakwater.stream.llm.LlmStreamClient;
+import java.time.Duration;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+
+/**
+ * The snippets of {@code docs/getting-started.md} and the README: one guarded call and one stream timed by its
+ * progress ({@link Refunds} has the side effect made to happen once). {@code GettingStartedIT} runs each against a loopback server.
+ */
+public final class GettingStarted {
+
+  private final HttpClient http;
+  private final CircuitBreaker breaker = CircuitBreaker.ofDefaults("flights");
+
+  public GettingStarted(HttpClient http) {
+    this.http = http;
+  }
+
+  /** The README's first snippet: a deadline around a plain Reactor Netty call. */
+  public Mono<String> weather() {
+    HttpClient client = http;
+    // snippet:readme-deadline
+    Mono<String> weather = client.get().uri("/weather").responseContent().aggregate().asString()
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+    // end-snippet
+    return weather;
+  }
+
+  /** Deadline outermost, then classified retries, the breaker, and a timeout per attempt. */
+  public Mono<String> flights() {
+    // snippet:getting-started-guard-one-call
+    Mono<String> flights = http.get().uri("/flights").responseContent().aggregate().asString()
+        .transformDeferred(perCallTimeout())                          // each attempt: min(remaining × 0.6, 12 s)
+        .transformDeferred(guardedBy(breaker))                        // CircuitBreaker.ofDefaults("flights"), shared
+        .transformDeferred(retryWithBudget(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2))))
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));     // the task's deadline, outermost
+    // end-snippet
+    return flights;
+  }
+
+  /** An LLM's answer, token by token, timed by its progress. */
+  public static Flux<String> tokens(LlmStreamClient llm, Object request) {
+    // snippet:getting-started-stream
+    Flux<String> tokens = llm.stream(request)          // LlmStreamClient: OpenAI chat, Anthropic Messages
+        .map(LlmChunk::text)
+        .transformDeferred(withDeadline(Duration.ofSeconds(60)));
+    // end-snippet
+    return tokens;
+  }
+}

@@ -1,0 +1,92 @@
+package io.breakwater.examples.guide;
+
+import static io.breakwater.Breakwater.*;
+
+import io.breakwater.breaker.BreakerStateStore;
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.examples.guide.Domain.Receipt;
+import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.redis.RedisBreakerStateStore;
+import io.breakwater.redis.RedisIdempotencyStore;
+import io.breakwater.redis.RedisRetryBudget;
+import io.breakwater.retry.RetryBudget;
+import io.breakwater.retry.RetryPolicy;
+import java.net.MalformedURLException;
+import java.net.URL;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonReactiveClient;
+import org.redisson.config.Config;
+import reactor.core.publisher.Mono;
+
+/** The snippets of {@code docs/redis.md}; {@code RedisSetupIT} runs them against a redis-server it starts. */
+public final class RedisSetup {
+
+  private RedisSetup() {}
+
+  public static RedissonReactiveClient connect(String address) {
+    // snippet:redis-client
+    Config config = new Config();
+    config.useSingleServer().setAddress(address);              // e.g. redis://127.0.0.1:6379
+    RedissonReactiveClient redisson = Redisson.create(config).reactive();
+    // end-snippet
+    return redisson;
+  }
+
+  public static Mono<Receipt> refundOnce(RedissonReactiveClient redisson, Mono<Receipt> refund, IdempotencyKey key) {
+    // snippet:redis-idempotency
+    IdempotencyStore store = RedisIdempotencyStore.create(redisson);   // once per process, shared
+    return refund.transformDeferred(idempotentBy(key, store, Receipt.class));
+    // end-snippet
+  }
+
+  public static CircuitBreaker searchBreaker(RedissonReactiveClient redisson) {
+    // snippet:redis-breaker
+    BreakerStateStore shared = RedisBreakerStateStore.create(redisson);
+    CircuitBreaker search = CircuitBreaker.builder("search").stateStore(shared).build();
+    // end-snippet
+    return search;
+  }
+
+  public static RetryPolicy flightsPolicy(RedissonReactiveClient redisson) {
+    // snippet:redis-retry-budget
+    RetryBudget flights = RedisRetryBudget.builder(redisson, "flights").ratio(0.1).minRetriesPerSecond(10).build();
+    RetryPolicy policy = RetryPolicy.builder().name("flights").budget(flights).build();
+    // end-snippet
+    return policy;
+  }
+
+  public static Config cluster() {
+    Config config = new Config();
+    // snippet:redis-topology-cluster
+    config.useClusterServers().addNodeAddress("redis://10.0.0.1:7000", "redis://10.0.0.2:7000", "redis://10.0.0.3:7000");
+    // end-snippet
+    return config;
+  }
+
+  public static Config sentinel() {
+    Config config = new Config();
+    // snippet:redis-topology-sentinel
+    config.useSentinelServers().setMasterName("breakwater").addSentinelAddress("redis://10.0.0.1:26379");
+    // end-snippet
+    return config;
+  }
+
+  public static Config tls(String secret) throws MalformedURLException {
+    Config config = new Config();
+    // snippet:redis-topology-tls
+    config.useSingleServer().setAddress("rediss://redis.internal:6380")
+        .setSslTruststore(new URL("file:/etc/breakwater/truststore.p12")).setSslTruststorePassword(secret);
+    // end-snippet
+    return config;
+  }
+
+  public static Config acl(String secret) {
+    Config config = new Config();
+    // snippet:redis-topology-acl
+    config.useSingleServer().setAddress("redis://redis.internal:6379")
+        .setUsername("breakwater").setPassword(secret);
+    // end-snippet
+    return config;
+  }
+}

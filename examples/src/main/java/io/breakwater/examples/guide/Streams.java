@@ -1,0 +1,53 @@
+package io.breakwater.examples.guide;
+
+import static io.breakwater.Breakwater.*;
+
+import io.breakwater.stream.ServerSentEvent;
+import io.breakwater.stream.ServerSentEvents;
+import io.breakwater.stream.StreamTimeouts;
+import io.breakwater.stream.llm.Dialect;
+import io.breakwater.stream.llm.LlmChunk;
+import io.breakwater.stream.llm.LlmStreamClient;
+import io.netty.buffer.ByteBuf;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Flux;
+
+/** The snippets of {@code docs/stream.md}; {@code StreamsIT} runs them against a loopback SSE server. */
+public final class Streams {
+
+  private Streams() {}
+
+  public static LlmStreamClient client(String baseUrl, String key) {
+    // snippet:stream-llm-client
+    LlmStreamClient client = LlmStreamClient.builder(baseUrl, Dialect.OPENAI_CHAT)   // e.g. http://127.0.0.1:8000
+        .header("Authorization", "Bearer " + key)
+        .build();                                   // share it: it is immutable and thread-safe
+    // end-snippet
+    return client;
+  }
+
+  public static Flux<String> tokens(LlmStreamClient client) {
+    // snippet:stream-llm-tokens
+    Flux<String> tokens = client.stream(Map.of("model", "gpt-4o-mini",
+            "messages", List.of(Map.of("role", "user", "content", "Plan a trip to Lyon"))))
+        .map(LlmChunk::text)
+        .transformDeferred(withDeadline(Duration.ofSeconds(60)));   // first-token and idle budgets derive from it
+    // end-snippet
+    return tokens;
+  }
+
+  /** Any SSE body, decoded and timed by its progress. */
+  public static Flux<String> data(Flux<ByteBuf> body) {
+    // snippet:stream-timeouts
+    Flux<ServerSentEvent> events = ServerSentEvents.decode(body)
+        .transformDeferred(idleTimeout(Duration.ofSeconds(3), e -> !e.isHeartbeat()));  // pings are no progress
+
+    Flux<String> data = events.filter(e -> !e.isHeartbeat()).map(ServerSentEvent::data)
+        .transformDeferred(streamTimeouts(StreamTimeouts.builder()
+            .firstItem(Duration.ofSeconds(30)).idle(Duration.ofSeconds(3)).build()));
+    // end-snippet
+    return data;
+  }
+}

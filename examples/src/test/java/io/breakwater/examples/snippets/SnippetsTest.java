@@ -1,0 +1,78 @@
+package io.breakwater.examples.snippets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SnippetsTest {
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void aRegionIsDedentedAndAQuotedBlockIsRewrittenFromIt() throws IOException {
+    Files.writeString(dir.resolve("A.java"), """
+        class A {
+          void a() {
+            // snippet:one
+            int x = 1;
+
+              x++;
+            // end-snippet
+          }
+        }
+        """);
+    Path page = Files.writeString(dir.resolve("page.md"), """
+        text
+        <!-- snippet: one -->
+        ```java
+        stale
+        ```
+        ```java
+        unquoted
+        ```
+        """);
+    List<String> problems = new ArrayList<>();
+
+    var regions = Snippets.regions(dir, problems);
+    var blocks = Snippets.javaBlocks(page, problems);
+    Snippets.rewrite(page, blocks, regions);
+
+    assertThat(problems).isEmpty();
+    assertThat(regions.get("one").text()).isEqualTo("int x = 1;\n\n  x++;");
+    assertThat(blocks).extracting(Snippets.Block::name).containsExactly("one", null);
+    assertThat(Files.readString(page)).contains("```java\nint x = 1;\n\n  x++;\n```").contains("unquoted");
+  }
+
+  @Test
+  void nestedUnclosedDuplicateAndMisplacedMarkersAreReported() throws IOException {
+    Files.writeString(dir.resolve("B.java"), """
+        // snippet:a
+        // snippet:b
+        // end-snippet
+        // snippet:b
+        // end-snippet
+        // end-snippet
+        // snippet:Bad_Name
+        """);
+    Path page = Files.writeString(dir.resolve("page.md"), "<!-- snippet: a -->\n\n```java\n```\n");
+    List<String> problems = new ArrayList<>();
+
+    Snippets.regions(dir, problems);
+    Snippets.javaBlocks(page, problems);
+
+    assertThat(String.join("\n", problems))
+        .contains("opens inside 'a'")
+        .contains("'b' is also defined")
+        .contains("without a // snippet:<name> above it")
+        .contains("'Bad_Name' must be lower-case")
+        .contains("never closed")
+        .contains("must stand right above a ```java fence");
+  }
+}
