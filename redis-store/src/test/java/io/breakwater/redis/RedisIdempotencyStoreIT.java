@@ -63,6 +63,30 @@ class RedisIdempotencyStoreIT {
   }
 
   @Test
+  void aCompletedKeyCostsAboutOneKibOfRedisMemory() {
+    int keys = 2_000;
+    String result = "{\"orderId\":\"o-0000000\",\"status\":\"refunded\",\"amountCents\":1999}";
+    long before = usedMemory();
+    reactor.core.publisher.Flux.range(0, keys)
+        .flatMap(i -> {
+          String key = "acme:payments.refund:sha256:" + String.format("%064x", i);     // a derived key's shape
+          return store.claim(key, "sha256:" + String.format("%064x", i), "owner", Duration.ofMinutes(5))
+              .then(store.complete(key, "owner", Outcome.success(result), Duration.ofHours(24)));
+        }, 32)
+        .blockLast(Duration.ofSeconds(60));
+    double perKey = (usedMemory() - before) / (double) keys;
+
+    System.out.printf("Redis memory per completed key: %.0f B (%d keys)%n", perKey, keys);
+    assertThat(perKey).as("bytes of used_memory per completed key (measured about 1 000)").isLessThan(2_048);
+  }
+
+  private long usedMemory() {
+    Matcher used = Pattern.compile("used_memory:(\\d+)").matcher(redis.command("INFO", "memory"));
+    assertThat(used.find()).isTrue();
+    return Long.parseLong(used.group(1));
+  }
+
+  @Test
   void claimIsIdempotentForItsOwnerSoAResentScriptGetsItsOwnClaimBack() {
     assertThat(store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
     assertThat(store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));

@@ -33,10 +33,19 @@ public final class RedisSetup {
     return redisson;
   }
 
-  public static Mono<Receipt> refundOnce(RedissonReactiveClient redisson, Mono<Receipt> refund, IdempotencyKey key) {
+  /** Refunds made once across every instance that shares the Redis server. */
+  public static final class SharedRefunds {
+
     // snippet:redis-idempotency
-    IdempotencyStore store = RedisIdempotencyStore.create(redisson);   // once per process, shared
-    return refund.transformDeferred(idempotentBy(key, store, Receipt.class));
+    private final IdempotencyStore store;
+
+    public SharedRefunds(RedissonReactiveClient redisson) {
+      this.store = RedisIdempotencyStore.create(redisson);      // once per process, shared by every call
+    }
+
+    public Mono<Receipt> refundOnce(Mono<Receipt> refund, IdempotencyKey key) {
+      return refund.transformDeferred(idempotentBy(key, store, Receipt.class));
+    }
     // end-snippet
   }
 

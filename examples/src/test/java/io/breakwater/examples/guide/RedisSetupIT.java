@@ -44,9 +44,10 @@ class RedisSetupIT {
     Mono<Receipt> refund = Mono.fromSupplier(() -> new Receipt("o-7", "refund #" + refunds.incrementAndGet()));
     IdempotencyKey key = IdempotencyKey.explicit("payments.refund", "o-7", "o-7");
 
-    var receipts = Flux.merge(
-            RedisSetup.refundOnce(redisson, refund, key), RedisSetup.refundOnce(otherInstance, refund, key),
-            RedisSetup.refundOnce(redisson, refund, key), RedisSetup.refundOnce(otherInstance, refund, key))
+    var here = new RedisSetup.SharedRefunds(redisson);
+    var there = new RedisSetup.SharedRefunds(otherInstance);
+    var receipts = Flux.merge(here.refundOnce(refund, key), there.refundOnce(refund, key),
+            here.refundOnce(refund, key), there.refundOnce(refund, key))
         .collectList().block(Duration.ofSeconds(20));
 
     assertThat(refunds).hasValue(1);
