@@ -34,7 +34,8 @@ class DocSnippetsTest {
 
   @BeforeAll
   static void readSourcesAndPages() {
-    regions = Snippets.regions(MODULE.resolve("src"), sourceProblems);
+    Path checkersOwnTests = MODULE.resolve("src/test/java/io/breakwater/examples/snippets");
+    regions = Snippets.regions(MODULE.resolve("src"), checkersOwnTests, sourceProblems);
     List<Path> pages = new ArrayList<>(Snippets.files(ROOT.resolve("docs"), ".md"));
     pages.add(ROOT.resolve("README.md"));
     blocks = new ArrayList<>();

@@ -36,10 +36,13 @@ final class Snippets {
 
   private Snippets() {}
 
-  /** Every region under {@code sources}; malformed regions are reported in {@code problems}. */
-  static Map<String, Region> regions(Path sources, List<String> problems) {
+  /** Every region under {@code sources} but not under {@code skipped}; malformed ones are reported in {@code problems}. */
+  static Map<String, Region> regions(Path sources, Path skipped, List<String> problems) {
     Map<String, Region> regions = new LinkedHashMap<>();
     for (Path file : files(sources, ".java")) {
+      if (file.startsWith(skipped)) {
+        continue;
+      }
       List<String> lines = read(file);
       String open = null;
       int openLine = 0;

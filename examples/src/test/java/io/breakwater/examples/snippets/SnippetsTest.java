@@ -40,7 +40,7 @@ class SnippetsTest {
         """);
     List<String> problems = new ArrayList<>();
 
-    var regions = Snippets.regions(dir, problems);
+    var regions = Snippets.regions(dir, dir.resolve("skipped"), problems);
     var blocks = Snippets.javaBlocks(page, problems);
     Snippets.rewrite(page, blocks, regions);
 
@@ -64,7 +64,7 @@ class SnippetsTest {
     Path page = Files.writeString(dir.resolve("page.md"), "<!-- snippet: a -->\n\n```java\n```\n");
     List<String> problems = new ArrayList<>();
 
-    Snippets.regions(dir, problems);
+    Snippets.regions(dir, dir.resolve("skipped"), problems);
     Snippets.javaBlocks(page, problems);
 
     assertThat(String.join("\n", problems))
