@@ -8,6 +8,14 @@ mvn -B -q -ntp -pl benchmarks -am package -DskipTests
 mkdir -p benchmarks/target
 java -jar benchmarks/target/benchmarks.jar "${1:-io.breakwater.benchmarks}" \
   -f 1 -wi 3 -i 5 -w 1s -r 1s -prof gc -rf json -rff benchmarks/target/jmh.json
+# P6: Redis idempotent calls against redis-benchmark SET on this machine, if both are installed.
+rm -f benchmarks/target/redis.md
+if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
+  java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.redis.RedisThroughput 32 50000 \
+    2>/dev/null | grep '^|' > benchmarks/target/redis.md
+else
+  echo "redis-server or redis-benchmark not on the PATH: the report will say P6 was not measured" >&2
+fi
 java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.report.BenchmarkReport \
-  benchmarks/target/jmh.json docs/benchmarks.md docs/benchmarks.svg
+  benchmarks/target/jmh.json docs/benchmarks.md docs/benchmarks.svg benchmarks/target/redis.md
 echo "Wrote docs/benchmarks.md and docs/benchmarks.svg"

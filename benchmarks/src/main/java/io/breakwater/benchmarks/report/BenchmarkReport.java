@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Turns one JMH JSON result file into {@code docs/benchmarks.md} and an SVG chart of the overheads. Every ratio is
@@ -32,14 +34,18 @@ public final class BenchmarkReport {
 
   private final Map<String, Map<String, Result>> byClass = new TreeMap<>();
   private JsonNode first;
+  private String redisTable;
 
   public static void main(String[] args) throws IOException {
-    if (args.length != 3) {
-      System.err.println("usage: BenchmarkReport <jmh.json> <out.md> <out.svg>");
+    if (args.length != 3 && args.length != 4) {
+      System.err.println("usage: BenchmarkReport <jmh.json> <out.md> <out.svg> [RedisThroughput's table]");
       System.exit(2);
     }
     BenchmarkReport report = new BenchmarkReport();
     report.read(Path.of(args[0]));
+    if (args.length == 4 && Files.exists(Path.of(args[3]))) {
+      report.redisTable = Files.readString(Path.of(args[3])).strip();
+    }
     Files.writeString(Path.of(args[1]), report.markdown(Path.of(args[2]).getFileName().toString()));
     Files.writeString(Path.of(args[2]), report.svg());
   }
@@ -137,10 +143,24 @@ public final class BenchmarkReport {
     Double p5 = scoreRatio("SseDecodeBenchmark", "spring", "breakwater");
     targets.add(target("P5", "SSE decode throughput / Spring's `ServerSentEventHttpMessageReader`", "≥ 2×", p5,
         p5 != null && p5 >= 2));
+    Double hit = redisRatio("hit");
+    Double miss = redisRatio("miss");
+    targets.add(new Target("P6", "Redis `idempotentBy` throughput / `redis-benchmark` SET, concurrency 32",
+        "≥ 0.4×", hit == null || miss == null ? "not in this run" : "hit " + format(hit) + ", miss " + format(miss),
+        hit == null || miss == null ? null : hit >= 0.4 && miss >= 0.4));
     Double p9 = overheadRatio("PipelineBenchmark", "baseline", "breakwater", "resilience4j", true);
     targets.add(target("P9", "allocation of the composed happy path / Resilience4j's stack", "≤ 0.5", p9,
         p9 != null && p9 <= 0.5));
     return targets;
+  }
+
+  /** The ratio to SET in RedisThroughput's row for hits or misses, if that table was given. */
+  Double redisRatio(String row) {
+    if (redisTable == null) {
+      return null;
+    }
+    Matcher m = Pattern.compile("\\| idempotentBy " + row + "[^|]*\\| [0-9.]+ \\| ([0-9.]+) \\|").matcher(redisTable);
+    return m.find() ? Double.parseDouble(m.group(1)) : null;
   }
 
   private static Target target(String id, String measure, String goal, Double value, boolean met) {
@@ -170,10 +190,19 @@ public final class BenchmarkReport {
           .append(t.figure()).append(" | ").append(t.met() == null ? "—" : t.met() ? "met" : "**missed**")
           .append(" |\n");
     }
-    md.append("\nMeasured outside JMH: **P6** (Redis idempotent calls against `redis-benchmark` SET) by "
-        + "`io.breakwater.benchmarks.redis.RedisThroughput`, figures in [redis.md](redis.md); **P7** (shared breaker, "
-        + "0 Redis commands per call) by `RedisBreakerStateStoreIT`; **P8** (10 000 streams, heap per stream, no task "
-        + "left) by `TenThousandStreamsTest`, figures in [reliability.md](reliability.md).\n");
+    md.append("\nMeasured outside JMH: **P7** (shared breaker, 0 Redis commands per call) by "
+        + "`RedisBreakerStateStoreIT`; **P8** (10 000 streams, heap per stream, no task left) by "
+        + "`TenThousandStreamsTest`, figures in [reliability.md](reliability.md).\n");
+    md.append("\n## Redis (P6)\n\n");
+    if (redisTable == null) {
+      md.append("Not measured in this run: `redis-server` and `redis-benchmark` were not on the PATH.\n");
+    } else {
+      md.append("`io.breakwater.benchmarks.redis.RedisThroughput 32 50000`, in the same run: a `redis-server` on "
+          + "loopback, `redis-benchmark -t set -c 32`, then idempotent calls through one Redisson client at the same "
+          + "concurrency (a miss claims and completes a new key: 2 round trips; a hit finds it done: 1). Client and "
+          + "server share the machine's cores; see [redis.md](redis.md#throughput-p6).\n\n")
+          .append(redisTable).append('\n');
+    }
     md.append("\n![Overheads](").append(svgName).append(")\n\n## All results\n");
     for (var entry : byClass.entrySet()) {
       md.append("\n### ").append(entry.getKey()).append("\n\n| variant | threads | score | ± | unit | B/op |\n")
