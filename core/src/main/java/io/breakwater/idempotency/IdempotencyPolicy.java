@@ -42,7 +42,9 @@ import reactor.core.scheduler.Schedulers;
  *   <tr><td>{@code failFastWhenInFlight}</td><td>off</td><td>duplicates wait for the first call's outcome (within their
  *       own deadline) instead of failing with {@link IdempotencyInFlightException}</td></tr>
  *   <tr><td>{@code cacheNonRetryableFailures}</td><td>off</td><td>a non-retryable failure frees the key, like a
- *       retryable one, instead of being replayed to duplicates</td></tr>
+ *       retryable one, instead of being replayed to duplicates; on, the dependency's own refusals
+ *       ({@code INVALID_ARGUMENT}, {@code CLIENT_ERROR}, {@code BUSINESS}) are replayed, while an open breaker, a
+ *       spent budget, a passed deadline or an {@code Error} still free the key</td></tr>
  *   <tr><td>{@code failOpenForReads}</td><td>off</td><td>when the store is unavailable every call fails closed with
  *       {@link StoreUnavailableException}; on, a {@link SideEffect#READ_ONLY} call runs anyway</td></tr>
  *   <tr><td>{@code maxResultBytes}</td><td>1 MiB</td><td>a larger result is refused with

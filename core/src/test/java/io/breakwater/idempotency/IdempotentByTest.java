@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.breakwater.agent.StepBudgetExhaustedException;
+import io.breakwater.breaker.CircuitBreakerOpenException;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
@@ -165,6 +167,21 @@ class IdempotentByTest {
             .transformDeferred(idempotentBy(key, policy, String.class)))
         .expectError(HttpStatusException.class)
         .verify();
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+  }
+
+  @Test
+  void failuresThatAreNotTheDependencysAnswerAreNeverKept() {
+    IdempotencyPolicy policy = policy().cacheNonRetryableFailures(true).build();
+    for (Throwable notAnAnswer : List.of(
+        CircuitBreakerOpenException.open("payments", Duration.ofSeconds(30)),
+        new StepBudgetExhaustedException("plan-trip", 20),
+        new AssertionError("a bug on our side"))) {
+      StepVerifier.create(Mono.<String>error(notAnAnswer).transformDeferred(idempotentBy(key, policy, String.class)))
+          .expectErrorMatches(e -> e == notAnAnswer)
+          .verify();
+    }
 
     StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
   }

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
-import io.breakwater.failure.Retryability;
 import io.breakwater.idempotency.CachedFailureException;
 import io.breakwater.idempotency.IdempotencyInFlightException;
 import io.breakwater.idempotency.IdempotencyKey;
@@ -191,7 +190,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
 
     private Mono<T> failWith(Throwable error) {
       FailureKind kind = policy.classifier().classify(error);
-      boolean keep = policy.cacheNonRetryableFailures() && kind.retryability() == Retryability.NON_RETRYABLE;
+      boolean keep = policy.cacheNonRetryableFailures() && isTheDependencysAnswer(kind);
       Mono<?> settle = keep
           ? store(Outcome.failure(kind, String.valueOf(error.getMessage())))
           : Mono.fromFuture(store.release(key.value(), owner).toFuture(), true);
@@ -199,6 +198,14 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         error.addSuppressed(storeError);
         return Mono.empty();
       }).then(Mono.error(error));
+    }
+
+    /**
+     * Whether a failure is the dependency's answer to these arguments, the same every time, so worth replaying. An
+     * open breaker, a spent budget, a passed deadline or a bug of ours say nothing about the arguments.
+     */
+    private static boolean isTheDependencysAnswer(FailureKind kind) {
+      return kind == FailureKind.INVALID_ARGUMENT || kind == FailureKind.CLIENT_ERROR || kind == FailureKind.BUSINESS;
     }
 
     /**
