@@ -11,6 +11,7 @@ import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.examples.travel.ScriptedToolServer;
+import io.breakwater.examples.travel.TravelAgent.Deposit;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
@@ -38,9 +39,6 @@ import reactor.core.scheduler.Schedulers;
  * }</pre>
  */
 public final class WebClientTools {
-
-  /** The arguments of the payment tool. */
-  public record Deposit(String bookingId, int amountEuros) {}
 
   private final WebClient http;
   private final CircuitBreaker breaker;
