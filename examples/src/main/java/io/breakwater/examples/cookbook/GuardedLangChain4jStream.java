@@ -5,6 +5,7 @@ import static io.breakwater.Breakwater.streamTimeouts;
 import static io.breakwater.Breakwater.withDeadline;
 
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.http.client.HttpClientBuilderLoader;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
@@ -41,12 +42,14 @@ public final class GuardedLangChain4jStream {
   }
 
   // snippet:cookbook-langchain4j-model
-  /** LangChain4j's OpenAI streaming model (on the JDK HTTP client) for the server at {@code baseUrl}. */
+  /** LangChain4j's OpenAI streaming model, on the JDK HTTP client, for the server at {@code baseUrl}. */
   public static StreamingChatModel model(String baseUrl, String apiKey, String modelName) {
     return OpenAiStreamingChatModel.builder()
         .baseUrl(baseUrl)
         .apiKey(apiKey)
         .modelName(modelName)
+        // streams that can be closed before their first token (the JDK client, found as LangChain4j finds it)
+        .httpClientBuilder(new CancellableHttpClientBuilder(HttpClientBuilderLoader.loadHttpClientBuilder()))
         .timeout(Duration.ofSeconds(30))   // the JDK client's: it bounds the wait for headers, not the stream
         .build();
   }

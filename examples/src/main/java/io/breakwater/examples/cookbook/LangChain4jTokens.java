@@ -8,6 +8,7 @@ import dev.langchain4j.model.chat.response.PartialResponse;
 import dev.langchain4j.model.chat.response.PartialResponseContext;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.chat.response.StreamingHandle;
+import io.breakwater.examples.cookbook.CancellableHttpClientBuilder.Body;
 import io.breakwater.failure.HttpStatusException;
 import java.util.Map;
 import reactor.core.publisher.Flux;
@@ -30,9 +31,10 @@ import reactor.core.publisher.FluxSink;
  *   <li><b>Errors:</b> an HTTP error status becomes an {@link HttpStatusException}, so that the default
  *       {@code FailureClassifier} classifies it (429 rate limited, 5xx server error, 400 invalid argument); other
  *       errors pass as they are (the classifier reads their causes: timeouts, resets).</li>
- *   <li><b>Cancellation</b> cancels LangChain4j's stream through the {@link StreamingHandle} it hands out with each
- *       partial response: that closes the response body, and with it the connection. LangChain4j 1.19 hands out no
- *       handle before the first token, so a stream cancelled before it is cancelled when its first token arrives.</li>
+ *   <li><b>Cancellation</b> closes the stream's response body, and with it the connection: directly when the model
+ *       is built with a {@link CancellableHttpClientBuilder}, else through the {@link StreamingHandle} LangChain4j
+ *       hands out with each partial response. LangChain4j 1.19 hands out no handle before the first token, so
+ *       without that builder a stream cancelled before its first token is closed only when that token comes.</li>
  * </ul>
  */
 public final class LangChain4jTokens {
@@ -48,9 +50,10 @@ public final class LangChain4jTokens {
     return Flux.<String>create(sink -> {
           TokenHandler handler = new TokenHandler(sink);
           sink.onCancel(handler::cancel);
-          model.chat(request, handler);      // returns at once: tokens arrive on the HTTP client's threads
-        }, FluxSink.OverflowStrategy.IGNORE)  // the buffer below requests everything and bounds it
-        .onBackpressureBuffer(MAX_BUFFERED_TOKENS);
+          // returns at once; the tokens come on the HTTP client's threads
+          handler.body.start(() -> model.chat(request, handler));
+        }, FluxSink.OverflowStrategy.IGNORE)
+        .onBackpressureBuffer(MAX_BUFFERED_TOKENS);   // the model cannot be paused: buffer, bounded
   }
   // end-snippet
 
@@ -59,6 +62,7 @@ public final class LangChain4jTokens {
 
     // snippet:cookbook-langchain4j-handler
     private final FluxSink<String> sink;
+    private final Body body = new Body();     // the response body, if the model is built to give it
     private volatile StreamingHandle handle;  // LangChain4j's, handed out with each token
     private volatile boolean cancelled;
 
@@ -78,9 +82,10 @@ public final class LangChain4jTokens {
 
     void cancel() {
       cancelled = true;
+      body.close();                           // closes the connection, even before the first token
       StreamingHandle current = handle;
       if (current != null) {
-        current.cancel();                     // closes the response body, and so its connection
+        current.cancel();                     // does the same, with LangChain4j's own handle
       }
     }
     // end-snippet

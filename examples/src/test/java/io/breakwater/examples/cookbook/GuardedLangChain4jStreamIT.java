@@ -3,7 +3,9 @@ package io.breakwater.examples.cookbook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.breakwater.examples.travel.ScriptedLlmServer;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
@@ -47,13 +49,31 @@ class GuardedLangChain4jStreamIT {
   }
 
   @Test
-  void aStreamWithoutAFirstTokenIsAskedAgain() {
+  void aStreamWithoutAFirstTokenIsClosedAndAskedAgain() throws InterruptedException {
     try (ScriptedLlmServer server = new ScriptedLlmServer(ANSWER)) {
       String answer = guarded(server).answer("Plan a day in Lyon").collectList().map(t -> String.join("", t))
           .block(Duration.ofSeconds(30));
 
       assertThat(answer).isEqualTo(ANSWER);
       assertThat(server.requests()).isEqualTo(2);
+      // no StreamingHandle without a token: the builder's body closed the stalled stream's connection
+      awaitStalledStreamsClosed(server, 1);
+      assertThat(server.stalledStreamsClosed()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void withoutTheBuilderAStreamWithoutAFirstTokenStaysOpen() throws InterruptedException {
+    try (ScriptedLlmServer server = new ScriptedLlmServer(ANSWER)) {
+      StreamingChatModel plain = OpenAiStreamingChatModel.builder()
+          .baseUrl(server.baseUrl() + "/v1").apiKey("not-needed-locally").modelName("local").build();
+      String answer = new GuardedLangChain4jStream(plain, TIMEOUTS, RetryPolicy.builder().name("llm").build())
+          .answer("Plan a day in Lyon").collectList().map(t -> String.join("", t)).block(Duration.ofSeconds(30));
+
+      assertThat(answer).isEqualTo(ANSWER);
+      // LangChain4j 1.19 has no handle to cancel with before a token: the stalled stream is still being read
+      Thread.sleep(500);
+      assertThat(server.stalledStreamsClosed()).isZero();
     }
   }
 
