@@ -112,18 +112,20 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
         return client.execute(request);
       }
 
+      // snippet:cookbook-langchain4j-body
       @Override
       public void execute(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
-        Body body = STARTING.get();
+        Body body = STARTING.get();           // set by the adapter around model.chat(..)
         if (body == null) {
           client.execute(request, parser, listener);
           return;
         }
         client.execute(request, (stream, events) -> {
-          body.opened(stream);
+          body.opened(stream);                // now cancelling can close it, token or not
           parser.parse(stream, events);
         }, listener);
       }
+      // end-snippet
     };
   }
 }
