@@ -7,6 +7,9 @@ import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.breakwater.examples.travel.ScriptedLlmServer;
+import io.breakwater.failure.FailureClassifier;
+import io.breakwater.failure.FailureKind;
+import io.breakwater.failure.HttpStatusException;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.IdleTimeoutException;
@@ -18,6 +21,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
 
 /** The LangChain4j recipe against the scripted SSE LLM server on loopback. */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -91,6 +96,29 @@ class GuardedLangChain4jStreamIT {
       assertThat(server.requests()).isEqualTo(1);           // not retried: the answer would repeat
       awaitStalledStreamsClosed(server, 1);
       assertThat(server.stalledStreamsClosed()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aRateLimitFromTheServerArrivesAsAClassifiableHttpStatusException() {
+    DisposableServer limited = HttpServer.create().host("127.0.0.1").port(0)
+        .route(routes -> routes.post("/v1/chat/completions", (req, res) -> req.receive().then()
+            .then(res.status(429).header("Retry-After", "1").sendString(Mono.just("{\"error\":\"slow down\"}"))
+                .then())))
+        .bindNow();
+    try {
+      Throwable error = LangChain4jTokens.tokens(
+              GuardedLangChain4jStream.model("http://127.0.0.1:" + limited.port() + "/v1", "key", "local"),
+              ChatRequest.builder().messages(UserMessage.from("hi")).build())
+          .then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(Duration.ofSeconds(30));
+
+      assertThat(error).isInstanceOf(HttpStatusException.class);
+      assertThat(((HttpStatusException) error).status()).isEqualTo(429);
+      assertThat(FailureClassifier.defaults().classify(error)).isEqualTo(FailureKind.RATE_LIMITED);
+      // LangChain4j does not pass the response headers on: the Retry-After is lost
+      assertThat(((HttpStatusException) error).header("Retry-After")).isEmpty();
+    } finally {
+      limited.disposeNow();
     }
   }
 
