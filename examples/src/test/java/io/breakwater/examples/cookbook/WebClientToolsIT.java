@@ -3,6 +3,7 @@ package io.breakwater.examples.cookbook;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakwater.Breakwater;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreakerOpenException;
 import io.breakwater.deadline.DeadlineHeader;
@@ -60,6 +61,22 @@ class WebClientToolsIT {
     // the per-call budget of a 10 s deadline is 6 s; the second attempt starts after the 1 s Retry-After
     assertThat(Duration.ofNanos(first)).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(6));
     assertThat(Duration.ofNanos(second)).isLessThan(Duration.ofNanos(first)).isGreaterThan(Duration.ZERO);
+  }
+
+  @Test
+  void underATighterTaskDeadlineAStalledAttemptIsCancelledAndItsConnectionClosed() throws InterruptedException {
+    // an agent task with 3 s left calls the tool: the tool's own 10 s deadline cannot loosen it, so the first
+    // attempt gets 1.8 s, and 1.2 s remain for a backoff of at most 1 s and the second attempt
+    String flights = tools.get("/flights").transformDeferred(Breakwater.withDeadline(Duration.ofSeconds(3)))
+        .block(Duration.ofSeconds(15));
+
+    assertThat(flights).contains("BW456");
+    assertThat(server.flightRequests()).isEqualTo(2);
+    assertThat(DeadlineHeader.parse(server.deadlineHeaders().get(0))).isLessThanOrEqualTo(1_800_000_000L);
+    for (int i = 0; i < 100 && server.stalledRequestsCancelled() == 0; i++) {
+      Thread.sleep(20);
+    }
+    assertThat(server.stalledRequestsCancelled()).isEqualTo(1);
   }
 
   @Test
