@@ -34,6 +34,7 @@ public final class GuardedSpringAiStream {
     this.taskBudget = taskBudget;
   }
 
+  // snippet:cookbook-spring-ai-model
   /** A Spring AI chat model for the OpenAI-compatible server at {@code baseUrl} (e.g. {@code http://host:port/v1}). */
   public static OpenAiChatModel model(String baseUrl, String modelName) {
     return OpenAiChatModel.builder()
@@ -46,7 +47,9 @@ public final class GuardedSpringAiStream {
             .build())
         .build();
   }
+  // end-snippet
 
+  // snippet:cookbook-spring-ai-tokens
   /** The answer's text, token by token: a first token within the first-item timeout, then no stall longer than idle. */
   public Flux<String> tokens(String question) {
     // snippet:springai-guarded-stream
@@ -58,6 +61,7 @@ public final class GuardedSpringAiStream {
     // end-snippet
     return tokens;
   }
+  // end-snippet
 
   private static String text(ChatResponse response) {
     if (response.getResult() == null || response.getResult().getOutput() == null) {

@@ -10,7 +10,8 @@ import reactor.netty.http.server.HttpServer;
 /**
  * An OpenAI-compatible chat-completions server on loopback that streams a scripted answer as server-sent events. The
  * first request stalls: it sends only keep-alive comments, as a model that accepted the request and never produced a
- * token. Later requests stream the answer word by word and end with {@code [DONE]}.
+ * token (or, if so constructed, the first few words and then only keep-alives, as a model that stalls mid-answer).
+ * Later requests stream the answer word by word and end with {@code [DONE]}.
  */
 public final class ScriptedLlmServer implements AutoCloseable {
 
@@ -18,9 +19,21 @@ public final class ScriptedLlmServer implements AutoCloseable {
   private final AtomicInteger stalledStreamsClosed = new AtomicInteger();
   private final DisposableServer server;
   private final List<String> words;
+  private final int wordsBeforeStall;
 
+  /** A server whose first stream stalls before its first token. */
   public ScriptedLlmServer(String answer) {
+    this(answer, 0);
+  }
+
+  /** A server whose first stream sends {@code wordsBeforeStall} words of the answer, then stalls. */
+  public ScriptedLlmServer(String answer, int wordsBeforeStall) {
     this.words = List.of(answer.split("(?<= )"));
+    if (wordsBeforeStall < 0 || wordsBeforeStall >= words.size()) {
+      throw new IllegalArgumentException("wordsBeforeStall is " + wordsBeforeStall + ": give 0 to "
+          + (words.size() - 1) + ", fewer than the answer's words");
+    }
+    this.wordsBeforeStall = wordsBeforeStall;
     server = HttpServer.create().host("127.0.0.1").port(0)
         .route(routes -> routes.post("/v1/chat/completions", (req, res) -> res
             .header("Content-Type", "text/event-stream")
@@ -30,16 +43,20 @@ public final class ScriptedLlmServer implements AutoCloseable {
   }
 
   private Flux<String> stall() {
-    return Flux.interval(Duration.ofMillis(250)).map(i -> ": keep-alive\n\n")
+    return chunks(words.subList(0, wordsBeforeStall))
+        .concatWith(Flux.interval(Duration.ofMillis(250)).map(i -> ": keep-alive\n\n"))
         .doOnCancel(stalledStreamsClosed::incrementAndGet);
   }
 
   private Flux<String> answer() {
+    return chunks(words).concatWithValues("data: [DONE]\n\n");
+  }
+
+  private static Flux<String> chunks(List<String> words) {
     return Flux.fromIterable(words)
         .delayElements(Duration.ofMillis(15))
         .map(word -> "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":"
-            + quote(word) + "}}]}\n\n")
-        .concatWithValues("data: [DONE]\n\n");
+            + quote(word) + "}}]}\n\n");
   }
 
   private static String quote(String s) {

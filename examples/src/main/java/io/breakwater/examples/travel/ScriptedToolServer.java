@@ -1,13 +1,17 @@
 package io.breakwater.examples.travel;
 
+import io.breakwater.deadline.DeadlineHeader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
@@ -21,6 +25,9 @@ import reactor.netty.http.server.HttpServerResponse;
  *   <li>{@code POST /payments}: charges a deposit; counts charges per {@code Idempotency-Key} header, so a duplicated
  *       payment attempt shows.</li>
  * </ul>
+ *
+ * <p>It records the {@link DeadlineHeader#DEFAULT_NAME} header of every request, so a test can see the time a client
+ * gave the server.
  */
 public final class ScriptedToolServer implements AutoCloseable {
 
@@ -29,16 +36,26 @@ public final class ScriptedToolServer implements AutoCloseable {
   private final AtomicInteger attractionRequests = new AtomicInteger();
   private final AtomicInteger stalledRequestsCancelled = new AtomicInteger();
   private final Map<String, AtomicInteger> chargesByKey = new ConcurrentHashMap<>();
+  private final List<String> deadlineHeaders = new CopyOnWriteArrayList<>();
   private final DisposableServer server;
 
   public ScriptedToolServer() {
     server = HttpServer.create().host("127.0.0.1").port(0)
         .route(routes -> routes
-            .get("/flights", (req, res) -> flights(res))
-            .get("/hotels", (req, res) -> hotels(res))
-            .get("/attractions", (req, res) -> attractions(res))
-            .post("/payments", (req, res) -> res.sendString(payment(req.requestHeaders().get("Idempotency-Key")))))
+            .get("/flights", (req, res) -> flights(recorded(req, res)))
+            .get("/hotels", (req, res) -> hotels(recorded(req, res)))
+            .get("/attractions", (req, res) -> attractions(recorded(req, res)))
+            .post("/payments", (req, res) -> recorded(req, res)
+                .sendString(payment(req.requestHeaders().get("Idempotency-Key")))))
         .bindNow();
+  }
+
+  private HttpServerResponse recorded(HttpServerRequest req, HttpServerResponse res) {
+    String deadline = req.requestHeaders().get(DeadlineHeader.DEFAULT_NAME);
+    if (deadline != null) {
+      deadlineHeaders.add(deadline);
+    }
+    return res;
   }
 
   public int port() {
@@ -92,6 +109,17 @@ public final class ScriptedToolServer implements AutoCloseable {
 
   public int stalledRequestsCancelled() {
     return stalledRequestsCancelled.get();
+  }
+
+  /** The {@link DeadlineHeader#DEFAULT_NAME} values received, in arrival order (requests without one are left out). */
+  public List<String> deadlineHeaders() {
+    return List.copyOf(deadlineHeaders);
+  }
+
+  /** Charges made with the {@code Idempotency-Key} header {@code key}. */
+  public int chargesFor(String key) {
+    AtomicInteger charges = chargesByKey.get(key);
+    return charges == null ? 0 : charges.get();
   }
 
   /** Charges made, summed over all idempotency keys. */

@@ -1,0 +1,115 @@
+package io.breakwater.examples.cookbook;
+
+import static io.breakwater.Breakwater.guardedBy;
+import static io.breakwater.Breakwater.idempotentBy;
+import static io.breakwater.Breakwater.perCallTimeout;
+import static io.breakwater.Breakwater.retryWithBudget;
+import static io.breakwater.Breakwater.sideEffect;
+import static io.breakwater.Breakwater.withDeadline;
+
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.deadline.DeadlineHeader;
+import io.breakwater.examples.travel.ScriptedToolServer;
+import io.breakwater.examples.travel.TravelAgent.Deposit;
+import io.breakwater.failure.HttpStatusException;
+import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.idempotency.SideEffect;
+import io.breakwater.retry.RetryPolicy;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.ByteBufMono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.client.HttpClientResponse;
+
+/**
+ * Cookbook: agent tools on plain Reactor Netty {@link HttpClient}. No {@code responseTimeout} to guess: each attempt
+ * is bounded by its share of the deadline, and when it runs out the request is cancelled and its connection closed,
+ * so no zombie request keeps the server busy. The deadline travels to the server with every attempt.
+ *
+ * <pre>{@code
+ * ReactorNettyTools tools = new ReactorNettyTools(ReactorNettyTools.client("localhost", 8080),
+ *     CircuitBreaker.ofDefaults("travel"), RetryPolicy.ofDefaults(), IdempotencyStore.inMemory());
+ * String flights = tools.get("/flights").block();
+ * }</pre>
+ */
+public final class ReactorNettyTools {
+
+  private final HttpClient http;
+  private final CircuitBreaker breaker;
+  private final RetryPolicy retry;
+  private final IdempotencyStore store;
+
+  public ReactorNettyTools(HttpClient http, CircuitBreaker breaker, RetryPolicy retry, IdempotencyStore store) {
+    this.http = http;
+    this.breaker = breaker;
+    this.retry = retry;
+    this.store = store;
+  }
+
+  // snippet:cookbook-reactor-netty-client
+  public static HttpClient client(String host, int port) {
+    return DeadlineHeader.standard().sendOn(     // every request carries the time left
+        HttpClient.create()
+            .host(host)
+            .port(port)
+            .disableRetry(true));                // no silent resend of a request, POSTs included
+  }
+  // end-snippet
+
+  // snippet:cookbook-reactor-netty-tool
+  /** A read-only tool: GET {@code path}; an attempt gets at most 2 s, the whole call 10 s. */
+  public Mono<String> get(String path) {
+    return http.get().uri(path)
+        .responseSingle(ReactorNettyTools::bodyOrError)
+        .transformDeferred(perCallTimeout(Duration.ofSeconds(2)))  // instead of responseTimeout
+        .transformDeferred(guardedBy(breaker))
+        .transformDeferred(retryWithBudget(retry))
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+
+  static Mono<String> bodyOrError(HttpClientResponse response, ByteBufMono body) {
+    if (response.status().code() < 400) {
+      return body.asString();
+    }
+    Map<String, List<String>> headers = new HashMap<>();   // Retry-After, x-should-retry, ...
+    response.responseHeaders().names().forEach(name -> headers.put(name, response.responseHeaders().getAll(name)));
+    return body.asString().defaultIfEmpty("").flatMap(text ->
+        Mono.error(new HttpStatusException(response.status().code(), headers, text)));
+  }
+  // end-snippet
+
+  // snippet:cookbook-reactor-netty-payment
+  /** A payment: at most one charge per booking; the API gets the key to dedupe on its side too. */
+  public Mono<String> deposit(Deposit deposit) {
+    IdempotencyKey key = IdempotencyKey.explicit("payments.deposit", deposit.bookingId(), deposit);
+    return http.headers(h -> h.set("Idempotency-Key", key.value()))
+        .post().uri("/payments")
+        .send(ByteBufMono.fromString(Mono.just(deposit.bookingId() + "," + deposit.amountEuros())))
+        .responseSingle(ReactorNettyTools::bodyOrError)
+        .transformDeferred(perCallTimeout(Duration.ofSeconds(2)))
+        .transformDeferred(guardedBy(breaker))
+        .transformDeferred(retryWithBudget(retry))
+        .transformDeferred(idempotentBy(key, store, String.class))
+        .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+  // end-snippet
+
+  /** Runs the tools against the scripted tool server on loopback (its first flight search stalls for 28 s). */
+  public static void main(String[] args) {
+    try (ScriptedToolServer server = new ScriptedToolServer()) {
+      ReactorNettyTools tools = new ReactorNettyTools(client("127.0.0.1", server.port()),
+          CircuitBreaker.ofDefaults("travel"), WebClientTools.retryPolicy(), IdempotencyStore.inMemory());
+      System.out.println("flights (the first attempt stalls and is cut at 2 s): " + tools.get("/flights").block());
+      System.out.println("stalled requests the server saw cancelled: " + server.stalledRequestsCancelled());
+      Deposit deposit = new Deposit("booking-42", 50);
+      System.out.println("deposit: " + tools.deposit(deposit).block() + ", again: " + tools.deposit(deposit).block());
+    }
+    Schedulers.shutdownNow();
+  }
+}

@@ -1,0 +1,132 @@
+package io.breakwater.examples.cookbook;
+
+import static io.breakwater.Breakwater.guardedBy;
+import static io.breakwater.Breakwater.idempotentBy;
+import static io.breakwater.Breakwater.perCallTimeout;
+import static io.breakwater.Breakwater.retryWithBudget;
+import static io.breakwater.Breakwater.sideEffect;
+import static io.breakwater.Breakwater.withDeadline;
+
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineHeader;
+import io.breakwater.examples.travel.ScriptedToolServer;
+import io.breakwater.examples.travel.TravelAgent.Deposit;
+import io.breakwater.failure.HttpStatusException;
+import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.idempotency.SideEffect;
+import io.breakwater.retry.Backoff;
+import io.breakwater.retry.RetryPolicy;
+import java.time.Duration;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Cookbook: agent tools on Spring's {@link WebClient}. Every call runs under a deadline, sends the time it has left to
+ * the server, retries what is worth retrying (a 429 waits for its {@code Retry-After}), passes a circuit breaker on
+ * every attempt, and a payment happens once per key, with the key sent to the payment API as well.
+ *
+ * <pre>{@code
+ * WebClientTools tools = new WebClientTools(WebClientTools.client("http://localhost:8080"),
+ *     CircuitBreaker.ofDefaults("travel"), WebClientTools.retryPolicy(), IdempotencyStore.inMemory());
+ * String hotels = tools.get("/hotels").block();
+ * }</pre>
+ */
+public final class WebClientTools {
+
+  private final WebClient http;
+  private final CircuitBreaker breaker;
+  private final RetryPolicy retry;
+  private final IdempotencyStore store;
+
+  public WebClientTools(WebClient http, CircuitBreaker breaker, RetryPolicy retry, IdempotencyStore store) {
+    this.http = http;
+    this.breaker = breaker;
+    this.retry = retry;
+    this.store = store;
+  }
+
+  // snippet:cookbook-webclient-client
+  public static WebClient client(String baseUrl) {
+    return WebClient.builder()
+        .baseUrl(baseUrl)
+        .filter(sendDeadline(DeadlineHeader.standard()))  // each attempt tells the server its time left
+        .defaultStatusHandler(HttpStatusCode::isError, WebClientTools::toHttpStatus)
+        .build();
+  }
+
+  /** Adds the time left before the deadline in force, read from the Context when the request is sent. */
+  static ExchangeFilterFunction sendDeadline(DeadlineHeader header) {
+    return (request, next) -> Mono.deferContextual(ctx -> next.exchange(Deadline.from(ctx)
+        .map(deadline -> ClientRequest.from(request)
+            .header(header.name(), DeadlineHeader.format(deadline.remaining())).build())
+        .orElse(request)));
+  }
+
+  /** An error status as Breakwater's exception: classified by status, and its Retry-After honoured. */
+  static Mono<HttpStatusException> toHttpStatus(ClientResponse response) {
+    return response.bodyToMono(String.class).defaultIfEmpty("")
+        .map(body -> new HttpStatusException(response.statusCode().value(),
+            response.headers().asHttpHeaders().asMultiValueMap(), body));
+  }
+  // end-snippet
+
+  /** Up to two retries, full jitter from 100 ms to 1 s; 429s wait for their Retry-After instead. */
+  public static RetryPolicy retryPolicy() {
+    return RetryPolicy.builder().name("travel").maxRetries(2)
+        .backoff(Backoff.fullJitter(Duration.ofMillis(100), Duration.ofSeconds(1)))
+        .build();
+  }
+
+  // snippet:cookbook-webclient-tool
+  /** A read-only tool: GET {@code path}, within 10 s, retried and guarded. */
+  public Mono<String> get(String path) {
+    return http.get().uri(path)
+        .retrieve()
+        .bodyToMono(String.class)
+        .transformDeferred(perCallTimeout())          // each attempt: min(remaining × 0.6, 12 s)
+        .transformDeferred(guardedBy(breaker))        // every attempt passes the breaker
+        .transformDeferred(retryWithBudget(retry))    // 5xx, timeouts; a 429 after its Retry-After
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+  // end-snippet
+
+  // snippet:cookbook-webclient-payment
+  /** A payment: at most one charge per booking, however often the model asks for it. */
+  public Mono<String> deposit(Deposit deposit) {
+    IdempotencyKey key = IdempotencyKey.explicit("payments.deposit", deposit.bookingId(), deposit);
+    return http.post().uri("/payments")
+        .header("Idempotency-Key", key.value())       // the API dedupes too: the last line of defence
+        .bodyValue(deposit)
+        .retrieve()
+        .bodyToMono(String.class)
+        .transformDeferred(perCallTimeout())
+        .transformDeferred(guardedBy(breaker))
+        .transformDeferred(retryWithBudget(retry))    // allowed: the key is held across the retries
+        .transformDeferred(idempotentBy(key, store, String.class))
+        .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+  // end-snippet
+
+  /** Runs the tools against the scripted tool server on loopback and prints what they got. */
+  public static void main(String[] args) {
+    try (ScriptedToolServer server = new ScriptedToolServer()) {
+      WebClientTools tools = new WebClientTools(client("http://127.0.0.1:" + server.port()),
+          CircuitBreaker.ofDefaults("travel"), retryPolicy(), IdempotencyStore.inMemory());
+      System.out.println("hotels (after a 429 with Retry-After: 1): " + tools.get("/hotels").block());
+      Deposit deposit = new Deposit("booking-42", 50);
+      System.out.println("deposit: " + tools.deposit(deposit).block());
+      System.out.println("deposit again: " + tools.deposit(deposit).block());
+      System.out.println("charges at the server: " + server.charges()
+          + ", deadline headers it received: " + server.deadlineHeaders());
+    }
+    Schedulers.shutdownNow();
+  }
+}

@@ -1,0 +1,157 @@
+package io.breakwater.examples.cookbook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.exception.HttpException;
+import dev.langchain4j.exception.RetriableException;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.PartialResponse;
+import dev.langchain4j.model.chat.response.PartialResponseContext;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.chat.response.StreamingHandle;
+import io.breakwater.failure.FailureClassifier;
+import io.breakwater.failure.FailureKind;
+import io.breakwater.failure.HttpStatusException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import reactor.test.StepVerifier;
+
+/** The adapter's contract, driven by a model that pushes what the test tells it to, on the test's thread. */
+class LangChain4jTokensTest {
+
+  private static final ChatRequest REQUEST = ChatRequest.builder().messages(UserMessage.from("hi")).build();
+
+  /** A model whose stream the test drives by hand; counts the requests it got and the cancellations of its stream. */
+  private static final class PushedModel implements StreamingChatModel {
+
+    final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger cancellations = new AtomicInteger();
+    volatile StreamingChatResponseHandler handler;
+    private final StreamingHandle handle = new StreamingHandle() {
+      private volatile boolean cancelled;
+
+      @Override
+      public void cancel() {
+        cancelled = true;
+        cancellations.incrementAndGet();
+      }
+
+      @Override
+      public boolean isCancelled() {
+        return cancelled;
+      }
+    };
+
+    @Override
+    public void doChat(ChatRequest request, StreamingChatResponseHandler handler) {
+      requests.incrementAndGet();
+      this.handler = handler;
+    }
+
+    void token(String text) {
+      handler.onPartialResponse(new PartialResponse(text), new PartialResponseContext(handle));
+    }
+  }
+
+  @Test
+  void nothingIsSentBeforeSubscriptionAndEachSubscriptionSendsItsOwnRequest() {
+    PushedModel model = new PushedModel();
+    var tokens = LangChain4jTokens.tokens(model, REQUEST);
+    assertThat(model.requests).hasValue(0);
+
+    tokens.subscribe().dispose();
+    tokens.subscribe().dispose();
+    assertThat(model.requests).hasValue(2);
+  }
+
+  @Test
+  void tokensWithinTheBufferWaitForDemand() {
+    PushedModel model = new PushedModel();
+    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST), 0)
+        .then(() -> {
+          for (int i = 0; i < 100; i++) {
+            model.token("t" + i);
+          }
+          model.handler.onCompleteResponse(null);
+        })
+        .expectNoEvent(Duration.ZERO)
+        .thenRequest(100)
+        .expectNextCount(100)
+        .verifyComplete();
+  }
+
+  @Test
+  void aSubscriberTooFarBehindFailsWithAnOverflowInsteadOfBufferingWithoutBound() {
+    PushedModel model = new PushedModel();
+    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST), 0)
+        .then(() -> {
+          for (int i = 0; i <= LangChain4jTokens.MAX_BUFFERED_TOKENS; i++) {
+            model.token("t" + i);
+          }
+        })
+        .thenRequest(LangChain4jTokens.MAX_BUFFERED_TOKENS)
+        .expectNextCount(LangChain4jTokens.MAX_BUFFERED_TOKENS)
+        .verifyErrorMatches(e -> e instanceof IllegalStateException && e.getMessage().contains("overrun"));
+    // the overflow also stops the model's stream
+    assertThat(model.cancellations).hasValue(1);
+  }
+
+  @Test
+  void cancellingBeforeTheFirstTokenCancelsTheStreamWhenItComesAndDeliversNothing() {
+    PushedModel model = new PushedModel();
+    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
+        .thenCancel()
+        .verify();
+    assertThat(model.cancellations).hasValue(0);   // no handle yet: nothing to cancel with
+
+    model.token("late");
+    assertThat(model.cancellations).hasValue(1);
+  }
+
+  @Test
+  void cancellingMidStreamCancelsTheModelsStream() {
+    PushedModel model = new PushedModel();
+    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST).take(2))
+        .then(() -> {
+          model.token("a");
+          model.token("b");
+        })
+        .expectNext("a", "b")
+        .verifyComplete();
+    assertThat(model.cancellations).hasValue(1);
+  }
+
+  @Test
+  void anHttpErrorBecomesAnHttpStatusExceptionClassifiedByItsStatus() {
+    int[] statuses = {429, 503, 400, 401};
+    FailureKind[] kinds = {FailureKind.RATE_LIMITED, FailureKind.SERVER_ERROR, FailureKind.INVALID_ARGUMENT,
+        FailureKind.CLIENT_ERROR};
+    for (int i = 0; i < statuses.length; i++) {
+      int status = statuses[i];
+      FailureKind kind = kinds[i];
+      PushedModel model = new PushedModel();
+      // as LangChain4j reports it: one of its own exception types, with the HTTP error as the cause
+      Throwable reported = new RetriableException(new HttpException(status, "{\"error\":\"no\"}"));
+      StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
+          .then(() -> model.handler.onError(reported))
+          .verifyErrorSatisfies(e -> {
+            assertThat(e).isInstanceOf(HttpStatusException.class).hasCause(reported);
+            assertThat(((HttpStatusException) e).status()).isEqualTo(status);
+            assertThat(FailureClassifier.defaults().classify(e)).as("status %d", status).isEqualTo(kind);
+          });
+    }
+  }
+
+  @Test
+  void otherErrorsPassAsTheyAre() {
+    PushedModel model = new PushedModel();
+    IOException reset = new IOException("Connection reset");
+    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
+        .then(() -> model.handler.onError(reset))
+        .verifyErrorSatisfies(e -> assertThat(e).isSameAs(reset));
+  }
+}

@@ -1,0 +1,83 @@
+package io.breakwater.examples.cookbook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.deadline.DeadlineHeader;
+import io.breakwater.examples.travel.ScriptedToolServer;
+import io.breakwater.examples.travel.TravelAgent.Deposit;
+import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyStore;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.scheduler.Schedulers;
+
+/** The Reactor Netty recipe against the scripted tool server on loopback. */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ReactorNettyToolsIT {
+
+  private final ScriptedToolServer server = new ScriptedToolServer();
+  private final ReactorNettyTools tools = new ReactorNettyTools(ReactorNettyTools.client("127.0.0.1", server.port()),
+      CircuitBreaker.ofDefaults("travel"), WebClientTools.retryPolicy(), IdempotencyStore.inMemory());
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private static long nowNanos() {
+    return Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+  }
+
+  @Test
+  void aStalledAttemptIsCutAtItsBudgetItsConnectionClosedAndTheRetryAnswers() throws InterruptedException {
+    long start = nowNanos();
+    String flights = tools.get("/flights").block(Duration.ofSeconds(15));
+    Duration took = Duration.ofNanos(nowNanos() - start);
+
+    assertThat(flights).contains("BW456");
+    assertThat(server.flightRequests()).isEqualTo(2);
+    // the first attempt was cut at 2 s, not left to the server's 28 s stall
+    assertThat(took).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(5));
+    // the server saw the stalled request's connection close (it learns of it asynchronously)
+    for (int i = 0; i < 100 && server.stalledRequestsCancelled() == 0; i++) {
+      Thread.sleep(20);
+    }
+    assertThat(server.stalledRequestsCancelled()).isEqualTo(1);
+  }
+
+  @Test
+  void theRequestCarriesItsAttemptBudgetNotTheTasks() {
+    tools.deposit(new Deposit("booking-1", 10)).block(Duration.ofSeconds(15));
+
+    // the task has 10 s, the attempt at most 2 s: the server is told 2 s
+    assertThat(server.deadlineHeaders()).hasSize(1)
+        .allSatisfy(value -> assertThat(Duration.ofNanos(DeadlineHeader.parse(value)))
+            .isBetween(Duration.ofMillis(1_500), Duration.ofSeconds(2)));
+  }
+
+  @Test
+  void aRateLimitIsMappedSoThatItsRetryAfterIsHonoured() {
+    long start = nowNanos();
+    String hotels = tools.get("/hotels").block(Duration.ofSeconds(15));
+
+    assertThat(hotels).contains("Casa Breakwater");
+    assertThat(server.hotelRequests()).isEqualTo(2);
+    assertThat(Duration.ofNanos(nowNanos() - start)).isBetween(Duration.ofSeconds(1), Duration.ofMillis(4_500));
+  }
+
+  @Test
+  void aDuplicatedPaymentIsChargedOnceAndTheKeyReachesTheApi() {
+    Deposit deposit = new Deposit("booking-7", 50);
+    String first = tools.deposit(deposit).block(Duration.ofSeconds(15));
+    String second = tools.deposit(deposit).block(Duration.ofSeconds(15));
+
+    assertThat(second).isEqualTo(first);
+    assertThat(server.charges()).isEqualTo(1);
+    assertThat(server.chargesFor(IdempotencyKey.explicit("payments.deposit", "booking-7", deposit).value()))
+        .isEqualTo(1);
+  }
+}

@@ -1,0 +1,106 @@
+package io.breakwater.examples.cookbook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.breakwater.Breakwater;
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.breaker.CircuitBreakerOpenException;
+import io.breakwater.deadline.DeadlineHeader;
+import io.breakwater.examples.travel.ScriptedToolServer;
+import io.breakwater.examples.travel.TravelAgent.Deposit;
+import io.breakwater.failure.HttpStatusException;
+import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.retry.RetryExhaustedException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.scheduler.Schedulers;
+
+/** The WebClient recipe against the scripted tool server on loopback. */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class WebClientToolsIT {
+
+  private final ScriptedToolServer server = new ScriptedToolServer();
+  private final CircuitBreaker breaker = CircuitBreaker.builder("travel").minimumCalls(3).build();
+  private final WebClientTools tools = new WebClientTools(
+      WebClientTools.client("http://127.0.0.1:" + server.port()), breaker, WebClientTools.retryPolicy(),
+      IdempotencyStore.inMemory());
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private static long nowNanos() {
+    return Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+  }
+
+  @Test
+  void aRateLimitIsRetriedAfterItsRetryAfter() {
+    long start = nowNanos();
+    String hotels = tools.get("/hotels").block(Duration.ofSeconds(15));
+    Duration took = Duration.ofNanos(nowNanos() - start);
+
+    assertThat(hotels).contains("Casa Breakwater");
+    assertThat(server.hotelRequests()).isEqualTo(2);
+    // Retry-After: 1 was read (the wait for a 429 without one is at least 5 s)
+    assertThat(took).isBetween(Duration.ofSeconds(1), Duration.ofMillis(4_500));
+  }
+
+  @Test
+  void eachAttemptSendsItsOwnTimeLeft() {
+    tools.get("/hotels").block(Duration.ofSeconds(15));
+
+    assertThat(server.deadlineHeaders()).hasSize(2);
+    long first = DeadlineHeader.parse(server.deadlineHeaders().get(0));
+    long second = DeadlineHeader.parse(server.deadlineHeaders().get(1));
+    // the per-call budget of a 10 s deadline is 6 s; the second attempt starts after the 1 s Retry-After
+    assertThat(Duration.ofNanos(first)).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(6));
+    assertThat(Duration.ofNanos(second)).isLessThan(Duration.ofNanos(first)).isGreaterThan(Duration.ZERO);
+  }
+
+  @Test
+  void underATighterTaskDeadlineAStalledAttemptIsCancelledAndItsConnectionClosed() throws InterruptedException {
+    // an agent task with 3 s left calls the tool: the tool's own 10 s deadline cannot loosen it, so the first
+    // attempt gets 1.8 s, and 1.2 s remain for a backoff of at most 1 s and the second attempt
+    String flights = tools.get("/flights").transformDeferred(Breakwater.withDeadline(Duration.ofSeconds(3)))
+        .block(Duration.ofSeconds(15));
+
+    assertThat(flights).contains("BW456");
+    assertThat(server.flightRequests()).isEqualTo(2);
+    assertThat(DeadlineHeader.parse(server.deadlineHeaders().get(0))).isLessThanOrEqualTo(1_800_000_000L);
+    for (int i = 0; i < 100 && server.stalledRequestsCancelled() == 0; i++) {
+      Thread.sleep(20);
+    }
+    assertThat(server.stalledRequestsCancelled()).isEqualTo(1);
+  }
+
+  @Test
+  void aDuplicatedPaymentIsChargedOnceAndTheKeyReachesTheApi() {
+    Deposit deposit = new Deposit("booking-42", 50);
+    String first = tools.deposit(deposit).block(Duration.ofSeconds(15));
+    String second = tools.deposit(deposit).block(Duration.ofSeconds(15));
+
+    assertThat(second).isEqualTo(first);
+    assertThat(server.charges()).isEqualTo(1);
+    String key = IdempotencyKey.explicit("payments.deposit", "booking-42", deposit).value();
+    assertThat(server.chargesFor(key)).isEqualTo(1);
+  }
+
+  @Test
+  void aBurstOf503sOpensTheBreakerAndTheNextCallNeverReachesTheServer() {
+    assertThatThrownBy(() -> tools.get("/attractions").block(Duration.ofSeconds(15)))
+        .isInstanceOf(RetryExhaustedException.class)
+        .hasRootCauseInstanceOf(HttpStatusException.class);
+    assertThat(server.attractionRequests()).isEqualTo(3);
+    assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+
+    assertThatThrownBy(() -> tools.get("/attractions").block(Duration.ofSeconds(15)))
+        .isInstanceOf(CircuitBreakerOpenException.class);
+    assertThat(server.attractionRequests()).isEqualTo(3);
+  }
+}
