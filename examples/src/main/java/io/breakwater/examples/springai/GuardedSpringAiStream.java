@@ -52,14 +52,11 @@ public final class GuardedSpringAiStream {
   // snippet:cookbook-spring-ai-tokens
   /** The answer's text, token by token: a first token within the first-item timeout, then no stall longer than idle. */
   public Flux<String> tokens(String question) {
-    // snippet:springai-guarded-stream
-    Flux<String> tokens = model.stream(new Prompt(question))
+    return model.stream(new Prompt(question))
         .map(GuardedSpringAiStream::text)
         .filter(text -> !text.isEmpty())
         .transformDeferred(streamTimeouts(timeouts))      // first token, then no stall longer than idle
         .transformDeferred(withDeadline(taskBudget));
-    // end-snippet
-    return tokens;
   }
   // end-snippet
 
