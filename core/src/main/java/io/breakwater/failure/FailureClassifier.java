@@ -11,10 +11,13 @@ import java.util.Objects;
  *
  * <pre>{@code
  * FailureClassifier classifier = FailureClassifier.of(PaymentDeclinedException.class, FailureKind.BUSINESS)
- *     .orElse(e -> e instanceof WebClientResponseException w
- *         ? FailureClassifier.ofStatus(w.getStatusCode().value()) : FailureKind.UNKNOWN)
+ *     .orElse(e -> e instanceof VendorApiException v ? FailureClassifier.ofStatus(v.status()) : FailureKind.UNKNOWN)
  *     .orElse(FailureClassifier.defaults());
  * }</pre>
+ *
+ * <p>A classifier decides the kind only. A retry honours {@code Retry-After} when the failure (or one of its causes)
+ * is an {@link HttpStatusException}, which carries the response headers: map an HTTP client's error responses to it
+ * rather than classifying the client's own exception by status.
  *
  * <p>Implementations must be thread-safe and fast: they run on every failure, on Reactor's threads.
  */

@@ -19,7 +19,9 @@ import java.util.TreeMap;
  *     : body.asString());
  * }</pre>
  *
- * <p>Spring's {@code HttpHeaders} is a {@code Map<String, List<String>>}, so it can be passed as it is.
+ * <p>With Spring's {@code WebClient}, map error responses in {@code defaultStatusHandler} and pass
+ * {@code response.headers().asHttpHeaders().asMultiValueMap()} (since Spring 7, {@code HttpHeaders} is no longer a
+ * {@code Map}); docs/cookbook.md has both clients' recipes.
  */
 public class HttpStatusException extends RuntimeException {
 
