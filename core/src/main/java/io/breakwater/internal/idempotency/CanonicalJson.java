@@ -230,8 +230,9 @@ public final class CanonicalJson {
       try {
         return OffsetDateTime.parse(text).toInstant();
       } catch (DateTimeParseException e) {
-        throw new IdempotencyKeyException("Time field '" + path + "' holds '" + text
-            + "', which is not an ISO-8601 instant (e.g. 2026-11-30T10:15:30Z) nor epoch milliseconds", e);
+        // neither the value nor the parser's message (which quotes it) goes into the error: arguments may be secret
+        throw new IdempotencyKeyException("Time field '" + path + "' holds a string of " + text.length()
+            + " characters that is not an ISO-8601 instant (e.g. 2026-11-30T10:15:30Z) nor epoch milliseconds");
       }
     }
   }
