@@ -211,20 +211,10 @@ class SecretsNeverLeakTest {
 
   @Test
   void timeoutsNameTheirBudgetsOnly() {
-    StepVerifier.withVirtualTime(() -> Mono.never().transformDeferred(withDeadline(Duration.ofSeconds(1))))
-        .thenAwait(Duration.ofSeconds(1))
-        .expectErrorSatisfies(e -> {
-          assertThat(e).isInstanceOf(DeadlineExceededException.class);
-          see(e);
-        })
-        .verify(VERIFY);
-    StepVerifier.withVirtualTime(() -> Mono.never().transformDeferred(perCallTimeout(Duration.ofSeconds(1))))
-        .thenAwait(Duration.ofSeconds(1))
-        .expectErrorSatisfies(e -> {
-          assertThat(e).isInstanceOf(CallTimeoutException.class);
-          see(e);
-        })
-        .verify(VERIFY);
+    expectTimeout(() -> Mono.never().transformDeferred(withDeadline(Duration.ofSeconds(1))),
+        DeadlineExceededException.class);
+    expectTimeout(() -> Mono.never().transformDeferred(perCallTimeout(Duration.ofSeconds(1))),
+        CallTimeoutException.class);
     assertNothingLeaked();
   }
 
@@ -309,6 +299,13 @@ class SecretsNeverLeakTest {
   private RetryPolicy.Builder retry(String name, int maxRetries) {
     return RetryPolicy.builder().name(name).maxRetries(maxRetries).backoff(Backoff.fixed(Duration.ofMillis(100)))
         .timeoutBase(Duration.ZERO).budget(RetryBudget.unlimited()).meterRegistry(meters);
+  }
+
+  private void expectTimeout(Supplier<Mono<?>> call, Class<? extends Throwable> type) {
+    StepVerifier.withVirtualTime(call::get).thenAwait(Duration.ofSeconds(1)).expectErrorSatisfies(e -> {
+      assertThat(e).isInstanceOf(type);
+      see(e);
+    }).verify(VERIFY);
   }
 
   private void expectBreakwaterError(Mono<?> call, Class<? extends Throwable> type) {

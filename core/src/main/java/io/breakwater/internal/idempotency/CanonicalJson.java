@@ -252,6 +252,10 @@ public final class CanonicalJson {
         default -> {
           if (c < 0x20) {
             out.append(String.format("\\u%04x", (int) c));
+          } else if (Character.isSurrogate(c) && !pairedSurrogate(s, i)) {
+            throw new IdempotencyKeyException(String.format("Key arguments contain text with a lone UTF-16 "
+                + "surrogate (\\u%04x), which has no UTF-8 form: it would make the same key as a '?' in its place. "
+                + "Pass valid Unicode text, or exclude the field", (int) c));
           } else {
             out.append(c);
           }
@@ -259,6 +263,14 @@ public final class CanonicalJson {
       }
     }
     out.append('"');
+  }
+
+  /** Whether the surrogate at {@code i} is half of a high-low pair (the low half is checked from the high one). */
+  private static boolean pairedSurrogate(String s, int i) {
+    char c = s.charAt(i);
+    return Character.isHighSurrogate(c)
+        ? i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
+        : i > 0 && Character.isHighSurrogate(s.charAt(i - 1));
   }
 
   private static String rootMessage(Throwable e) {
