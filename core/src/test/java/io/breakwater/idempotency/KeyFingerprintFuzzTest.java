@@ -40,7 +40,7 @@ class KeyFingerprintFuzzTest {
     int refused = 0;
     for (int c = 0; c < cases; c++) {
       String replay = Fuzz.replay(seed, c);
-      SplittableRandom random = new SplittableRandom(seed ^ (c * 0x9E3779B97F4A7C15L));
+      SplittableRandom random = Fuzz.random(seed, c);
       Object spec = random.nextInt(10) == 0 ? deep(random, 150 + random.nextInt(300)) : tree(random, 0);
       Map<String, Object> args = Map.of("args", spec);
       long shuffle = random.nextLong();
@@ -68,7 +68,7 @@ class KeyFingerprintFuzzTest {
     int cases = Fuzz.cases(50);
     for (int c = 0; c < cases; c++) {
       String replay = Fuzz.replay(seed, c);
-      SplittableRandom random = new SplittableRandom(seed ^ (c * 0x9E3779B97F4A7C15L));
+      SplittableRandom random = Fuzz.random(seed, c);
       Map<String, Object> root = new LinkedHashMap<>();
       Map<String, Object> at = root;
       for (int depth = random.nextInt(20); depth > 0; depth--) {

@@ -1,5 +1,6 @@
 package io.breakwater.testing;
 
+import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -39,6 +40,11 @@ public final class Fuzz {
       return ThreadLocalRandom.current().nextLong();
     }
     return Long.decode(value);
+  }
+
+  /** The random source of case {@code index} of a run with {@code seed}: cases are independent of each other. */
+  public static SplittableRandom random(long seed, int index) {
+    return new SplittableRandom(seed ^ (index * 0x9E3779B97F4A7C15L));
   }
 
   /** How to replay case {@code index} of a run with {@code seed}. */

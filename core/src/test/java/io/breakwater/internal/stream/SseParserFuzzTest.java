@@ -46,7 +46,7 @@ class SseParserFuzzTest {
     long bytes = 0;
     for (int c = 0; c < cases; c++) {
       String replay = Fuzz.replay(seed, c);
-      SplittableRandom random = new SplittableRandom(seed ^ (c * 0x9E3779B97F4A7C15L));
+      SplittableRandom random = Fuzz.random(seed, c);
       int max = 16 + random.nextInt(random.nextBoolean() ? 256 : 8192);
       boolean comments = random.nextBoolean();
       byte[] stream = hostileStream(random, max);
