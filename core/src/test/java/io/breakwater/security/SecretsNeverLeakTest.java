@@ -2,6 +2,7 @@ package io.breakwater.security;
 
 import static io.breakwater.Breakwater.guardedBy;
 import static io.breakwater.Breakwater.idempotentBy;
+import static io.breakwater.Breakwater.idleTimeout;
 import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.retryWithBudget;
 import static io.breakwater.Breakwater.sideEffect;
@@ -38,6 +39,7 @@ import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
+import io.breakwater.stream.IdleTimeoutException;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Tag;
@@ -63,9 +65,10 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
- * Drives every operator and the agent's {@code Tool} pipeline with arguments, error messages and results that carry
- * two recognisable secrets (one in a field named {@code apiKey}, redacted by default; one in {@code accountRef},
- * redacted because the tool's descriptor says so), through success, failure, retry exhaustion, open breaker,
+ * Drives every operator (retry, breaker, idempotency, deadline, per-call and idle timeouts) and the agent's
+ * {@code Tool} pipeline with arguments, error messages and results that carry two recognisable secrets (one in a
+ * field named {@code apiKey}, redacted by default; one in {@code accountRef}, redacted because the tool's descriptor
+ * says so), through success, failure, retry exhaustion, open breaker,
  * mismatch, size limit, in-flight, timeouts and store failures, and asserts that neither secret appears in:
  * <ul>
  *   <li>the message or {@code toString()} of any exception Breakwater makes (the tool's own errors may carry them:
@@ -75,7 +78,9 @@ import reactor.test.StepVerifier;
  *   <li>any meter name or tag;</li>
  *   <li>tool call events, failure feedback, outcomes and the task's failure memory.</li>
  * </ul>
- * Results are the caller's own and are returned as they are; they must not leak anywhere else.
+ * Results are the caller's own and are returned as they are; they must not leak anywhere else. A failure kept by the
+ * idempotency policy is replayed to later callers of the same key with the tool's own message, by design (see
+ * {@code docs/reliability.md}), as a kept result is.
  */
 class SecretsNeverLeakTest {
 
@@ -211,10 +216,13 @@ class SecretsNeverLeakTest {
 
   @Test
   void timeoutsNameTheirBudgetsOnly() {
+    // no user data reaches these operators; the test pins that their errors stay built from names and durations
     expectTimeout(() -> Mono.never().transformDeferred(withDeadline(Duration.ofSeconds(1))),
         DeadlineExceededException.class);
     expectTimeout(() -> Mono.never().transformDeferred(perCallTimeout(Duration.ofSeconds(1))),
         CallTimeoutException.class);
+    expectTimeout(() -> Flux.never().transformDeferred(idleTimeout(Duration.ofSeconds(1))).next(),
+        IdleTimeoutException.class);
     assertNothingLeaked();
   }
 
