@@ -36,7 +36,8 @@ import java.util.TreeMap;
  * value with more than 21 digits before or after the point that trailing zeros were stripped from, as
  * {@code <digits>e<exponent>}, so {@code 1e1000000} stays short), strings escaped as RFC 8785 does ({@code \"},
  * {@code \\}, {@code \b \t \n \f \r}, other control characters as a backslash-u escape with four lower-case hex
- * digits), UTF-8.
+ * digits), UTF-8. Text must be valid Unicode: a lone UTF-16 surrogate has no UTF-8 form and is refused with an
+ * {@link IdempotencyKeyException} (hashed as {@code ?}, it would make the same key as a question mark).
  */
 public final class CanonicalJson {
 
