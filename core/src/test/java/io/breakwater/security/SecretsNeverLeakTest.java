@@ -271,6 +271,8 @@ class SecretsNeverLeakTest {
           .verifyComplete();
     }
     Tool<Request, String> ok = Tool.of(descriptor.apply("flights.ok"), r -> Mono.just("fine"), String.class);
+    seen.addAll(List.of(ok.toString(), ok.descriptor().toString(), ok.descriptor().retry().toString(),
+        idempotency.toString()));
     StepVerifier.withVirtualTime(() -> ok.outcome(request)).assertNext(outcomes::add).verifyComplete();
 
     assertThat(outcomes).hasSize(failures.size() * 6 + 1);
