@@ -70,5 +70,11 @@ public sealed interface ToolOutcome<R> {
     public String forModel() {
       return feedback.render();
     }
+
+    /** The redacted feedback only: the error's own message may quote arguments or credentials. */
+    @Override
+    public String toString() {
+      return "Failure[" + feedback.render() + "]";
+    }
   }
 }

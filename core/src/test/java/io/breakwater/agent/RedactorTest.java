@@ -38,6 +38,19 @@ class RedactorTest {
   }
 
   @Test
+  void valuesOfSensitiveFieldsAreMaskedWhereAMessageRepeatsThemWithoutTheirName() {
+    Object args = Map.of("iban", "FR7630006000011234567890189", "auth", Map.of("token", "tok-abc", "secret", "42"),
+        "city", "Lyon", "password", "tok-abc-longer");
+    assertThat(redactor.redactText("no account FR7630006000011234567890189 in Lyon; tok-abc-longer and tok-abc "
+        + "refused; pin 42", args))
+        .isEqualTo("no account [redacted] in Lyon; [redacted] and [redacted] refused; pin 42");
+    // values under a sensitive name are masked at any depth; values shorter than 4 characters are left alone
+    assertThat(redactor.redactText("no secrets here", args)).isEqualTo("no secrets here");
+    assertThat(redactor.redactText("token=abc", "not json-able as an object"))
+        .isEqualTo("token=[redacted]");
+  }
+
+  @Test
   void onlyChosenFieldsAreSelectedForEvents() {
     assertThat(redactor.selectFields(Map.of("city", "Lyon", "token", "t", "date", "2026-12-04"),
         List.of("city", "token", "missing")).toString()).isEqualTo("{\"city\":\"Lyon\",\"token\":\"[redacted]\"}");

@@ -209,6 +209,23 @@ class IdempotencyKeyTest {
         .isEqualTo(IdempotencyKey.of("t", Map.of("n", new BigDecimal("10e999999"))));
   }
 
+  /**
+   * Regression found by {@code KeyFingerprintFuzzTest}: a lone surrogate has no UTF-8 form and was hashed as '?', so
+   * {"a":"\uD800"}, {"a":"\uDFFF"} and {"a":"?"} made one key and one fingerprint: the second request would have
+   * been answered with the first one's result, unnoticed.
+   */
+  @Test
+  void loneSurrogatesAreRefusedRatherThanConfusedWithQuestionMarks() {
+    for (String lone : List.of("\uD800", "a\uDFFF", "\uDBFFz")) {
+      assertThatThrownBy(() -> IdempotencyKey.of("t", Map.of("a", lone)))
+          .isInstanceOf(IdempotencyKeyException.class).hasMessageContaining("lone UTF-16 surrogate");
+      assertThatThrownBy(() -> IdempotencyKey.of("t", Map.of(lone, 1)))
+          .isInstanceOf(IdempotencyKeyException.class);
+    }
+    assertThat(IdempotencyKey.of("t", Map.of("a", "😀")).value())
+        .isNotEqualTo(IdempotencyKey.of("t", Map.of("a", "?")).value());
+  }
+
   @Test
   void toStringShowsTheKeyNotTheArguments() {
     IdempotencyKey key = IdempotencyKey.of("login", Map.of("password", "hunter2"));

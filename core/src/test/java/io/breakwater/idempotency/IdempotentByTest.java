@@ -52,6 +52,25 @@ class IdempotentByTest {
   }
 
   @Test
+  void tenantsWithTheSameArgumentsNeverSeeEachOthersResults() {
+    IdempotencyPolicy policy = policy().build();
+    Map<String, Object> sameArgs = Map.of("report", "monthly", "month", "2026-11");
+    for (int round = 0; round < 2; round++) {
+      for (String tenant : List.of("acme", "globex")) {
+        IdempotencyKey key = IdempotencyKey.builder("reports.get").namespace(tenant).args(sameArgs).build();
+        Mono<String> report = Mono.fromSupplier(() -> tenant + "-report-" + executions.incrementAndGet());
+        // each tenant runs once, then gets its own stored result back, never the other tenant's
+        StepVerifier.create(report.transformDeferred(idempotentBy(key, policy, String.class)))
+            .expectNext(tenant + "-report-" + (tenant.equals("acme") ? 1 : 2))
+            .verifyComplete();
+      }
+    }
+    assertThat(executions).hasValue(2);
+    assertThat(meters.get("breakwater.idempotency.calls").tag("tool", "reports.get").tag("outcome", "hit")
+        .counter().count()).isEqualTo(2);
+  }
+
+  @Test
   void firstCallRunsAndLaterCallsReplayItsResult() {
     IdempotencyPolicy policy = policy().build();
     for (int i = 0; i < 3; i++) {

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.breakwater.internal.idempotency.CanonicalJson;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -30,6 +32,9 @@ public final class Redactor {
       "authorization", "cookie", "ssn", "cardNumber");
 
   public static final String MASK = "[redacted]";
+
+  /** The shortest value of a sensitive field that {@link #redactText(String, Object)} masks where it is echoed. */
+  public static final int MIN_ECHOED_SECRET = 4;
 
   private static final ObjectMapper MAPPER = JsonMapper.builder()
       .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
@@ -63,6 +68,29 @@ public final class Redactor {
     }
     Matcher m = inText.matcher(text);
     return m.find() ? m.replaceAll(r -> Matcher.quoteReplacement(m.group(1) + MASK)) : text;
+  }
+
+  /**
+   * {@link #redactText(String)}, and also every value of a sensitive field of {@code args} that the text repeats
+   * without its name (an error saying {@code "no account acct-77"}). Values shorter than
+   * {@value #MIN_ECHOED_SECRET} characters are left alone: masking them would mask ordinary words and numbers.
+   */
+  public String redactText(String text, Object args) {
+    String masked = redactText(text);
+    if (masked.isEmpty()) {
+      return masked;
+    }
+    List<String> secrets = new ArrayList<>();
+    try {
+      collectSensitiveValues(args instanceof JsonNode node ? node : MAPPER.valueToTree(args), false, secrets);
+    } catch (RuntimeException notJson) {
+      return masked;
+    }
+    secrets.sort(Comparator.comparingInt(String::length).reversed());   // a longer secret may contain a shorter one
+    for (String secret : secrets) {
+      masked = masked.replace(secret, MASK);
+    }
+    return masked;
   }
 
   /** The arguments as a JSON tree with sensitive fields masked, at any depth. */
@@ -103,6 +131,25 @@ public final class Redactor {
       }
     }
     return out;
+  }
+
+  private void collectSensitiveValues(JsonNode node, boolean underSensitive, List<String> out) {
+    if (node == null) {
+      return;
+    }
+    if (node.isValueNode()) {
+      String value = node.asText();
+      if (underSensitive && value.length() >= MIN_ECHOED_SECRET) {
+        out.add(value);
+      }
+    } else if (node instanceof ObjectNode object) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> field = it.next();
+        collectSensitiveValues(field.getValue(), underSensitive || sensitive(field.getKey()), out);
+      }
+    } else {
+      node.forEach(child -> collectSensitiveValues(child, underSensitive, out));
+    }
   }
 
   private void mask(JsonNode node) {

@@ -126,7 +126,9 @@ public final class TaskState {
   /** The nanoseconds left before {@code tool} may be called again at {@code nowNanos}; 0 or less when it may. */
   public long coolDownLeft(String tool, long nowNanos) {
     ToolRecord record = tools.get(tool);
-    return record == null ? 0 : record.coolDownUntil.get() - nowNanos;
+    long until = record == null ? Long.MIN_VALUE : record.coolDownUntil.get();
+    // compared before subtracting: the initial Long.MIN_VALUE minus a positive clock reading overflows
+    return until <= nowNanos ? 0 : until - nowNanos;
   }
 
   /** The failures of {@code kind} that {@code tool} had in this task. */

@@ -219,7 +219,7 @@ public final class ToolPipeline<A, R> {
     } else if (type != null && record.timeoutType == null) {
       record.timeoutType = type;
     }
-    String reason = redactor.redactText(FailureAdvice.reason(error));
+    String reason = redactor.redactText(FailureAdvice.reason(error), args);
     record.reason = reason;
     record.kind = kind;
     if (task != null && !record.refused && countsAgainstTool(kind)) {

@@ -36,7 +36,8 @@ import java.util.TreeMap;
  * value with more than 21 digits before or after the point that trailing zeros were stripped from, as
  * {@code <digits>e<exponent>}, so {@code 1e1000000} stays short), strings escaped as RFC 8785 does ({@code \"},
  * {@code \\}, {@code \b \t \n \f \r}, other control characters as a backslash-u escape with four lower-case hex
- * digits), UTF-8.
+ * digits), UTF-8. Text must be valid Unicode: a lone UTF-16 surrogate has no UTF-8 form and is refused with an
+ * {@link IdempotencyKeyException} (hashed as {@code ?}, it would make the same key as a question mark).
  */
 public final class CanonicalJson {
 
@@ -230,8 +231,9 @@ public final class CanonicalJson {
       try {
         return OffsetDateTime.parse(text).toInstant();
       } catch (DateTimeParseException e) {
-        throw new IdempotencyKeyException("Time field '" + path + "' holds '" + text
-            + "', which is not an ISO-8601 instant (e.g. 2026-11-30T10:15:30Z) nor epoch milliseconds", e);
+        // neither the value nor the parser's message (which quotes it) goes into the error: arguments may be secret
+        throw new IdempotencyKeyException("Time field '" + path + "' holds a string of " + text.length()
+            + " characters that is not an ISO-8601 instant (e.g. 2026-11-30T10:15:30Z) nor epoch milliseconds");
       }
     }
   }
@@ -251,6 +253,10 @@ public final class CanonicalJson {
         default -> {
           if (c < 0x20) {
             out.append(String.format("\\u%04x", (int) c));
+          } else if (Character.isSurrogate(c) && !pairedSurrogate(s, i)) {
+            throw new IdempotencyKeyException(String.format("Key arguments contain text with a lone UTF-16 "
+                + "surrogate (\\u%04x), which has no UTF-8 form: it would make the same key as a '?' in its place. "
+                + "Pass valid Unicode text, or exclude the field", (int) c));
           } else {
             out.append(c);
           }
@@ -258,6 +264,14 @@ public final class CanonicalJson {
       }
     }
     out.append('"');
+  }
+
+  /** Whether the surrogate at {@code i} is half of a high-low pair (the low half is checked from the high one). */
+  private static boolean pairedSurrogate(String s, int i) {
+    char c = s.charAt(i);
+    return Character.isHighSurrogate(c)
+        ? i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
+        : i > 0 && Character.isHighSurrogate(s.charAt(i - 1));
   }
 
   private static String rootMessage(Throwable e) {

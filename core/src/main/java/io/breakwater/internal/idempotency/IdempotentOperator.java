@@ -223,8 +223,10 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
           })
           .onErrorResume(storeError -> {
             metrics.record(IdempotencyMetrics.Outcome.UNRECORDED);
-            LOG.warn("Idempotency key '{}': the outcome could not be stored; its claim lapses when the lease "
-                + "expires", key.value(), storeError);
+            // the store error's class only: its message may quote the command's arguments, which hold the result
+            // (Redisson's timeouts do)
+            LOG.warn("Idempotency key '{}': the outcome could not be stored ({}); its claim lapses when the lease "
+                + "expires", key.value(), storeError.getClass().getName());
             return Mono.just(false);
           });
     }

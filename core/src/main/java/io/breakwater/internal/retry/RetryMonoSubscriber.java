@@ -59,6 +59,9 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
 
   @Override
   public void onSubscribe(Subscription s) {
+    if (!Operators.validate(upstream, s)) {
+      return;   // a second subscription while an attempt runs (rule 2.5): validate cancelled it
+    }
     upstream = s;
     if (cancelled) {
       s.cancel();
@@ -69,6 +72,9 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
 
   @Override
   public void onNext(T t) {
+    if (t == null) {
+      throw new NullPointerException("onNext(null) in " + operatorName() + ": Reactive Streams rule 2.13");
+    }
     emitted = true;
     actual.onNext(t);
   }
@@ -80,6 +86,9 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
 
   @Override
   public void onError(Throwable t) {
+    if (t == null) {
+      throw new NullPointerException("onError(null) in " + operatorName() + ": Reactive Streams rule 2.13");
+    }
     if (cancelled) {
       return;   // the subscriber left; an attempt it cancelled is not a failure to report
     }
@@ -87,6 +96,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
       actual.onError(t);
       return;
     }
+    upstream = null;   // this attempt is over: the next one brings its own subscription
     if (state == null) {
       state = operator.newState(deadline, task, scheduler);
     }
@@ -133,9 +143,13 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
       return Attr.RunStyle.SYNC;
     }
     if (key == Attr.NAME) {
-      return "retryWithBudget(" + operator.policy.name() + ")";
+      return operatorName();
     }
     return null;
+  }
+
+  private String operatorName() {
+    return "retryWithBudget(" + operator.policy.name() + ")";
   }
 
   /** Waits for the decision about a failure: a delay that ends in the next attempt, or the final error. */

@@ -93,6 +93,16 @@ public final class SseParser {
     }
   }
 
+  /** The bytes of the line and the event being assembled: at most the limit. For tests. */
+  int bufferedBytes() {
+    return lineLength + dataLength;
+  }
+
+  /** The capacity of the line and event buffers, the memory this parser holds between buffers. For tests. */
+  int retainedBytes() {
+    return line.length + data.length;
+  }
+
   private void append(ByteBuf buffer, int index, int length) {
     if (length == 0) {
       return;
