@@ -146,7 +146,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
             ? Outcome.success(String.valueOf(reply.get(1)))
             : Outcome.failure(FailureKind.valueOf(kind), String.valueOf(reply.get(3))));
       }
-      default -> throw new IllegalStateException("Unexpected claim reply from Redis: " + reply);
+      default -> throw new IllegalStateException("Unexpected claim reply from Redis: type '" + type + "' with "
+          + reply.size() + " elements (the elements are not shown: they may hold a stored result)");
     };
   }
 
