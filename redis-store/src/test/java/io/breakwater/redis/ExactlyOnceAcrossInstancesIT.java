@@ -32,14 +32,14 @@ class ExactlyOnceAcrossInstancesIT {
 
   @Test
   void exactlyOnceOnAStandaloneServer() {
-    try (RedisProcess redis = RedisProcess.start(); RedisClients clients = new RedisClients()) {
+    try (RedisProcess redis = RedisProcess.start(); RedisClients clients = RedisClients.forLoad()) {
       raceAndCheck(i -> clients.standalone(redis.address()));
     }
   }
 
   @Test
   void exactlyOnceOnAThreeMasterCluster() {
-    try (RedisCluster cluster = RedisCluster.start(); RedisClients clients = new RedisClients()) {
+    try (RedisCluster cluster = RedisCluster.start(); RedisClients clients = RedisClients.forLoad()) {
       raceAndCheck(i -> clients.cluster(cluster.addresses()));
     }
   }

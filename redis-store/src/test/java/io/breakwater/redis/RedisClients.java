@@ -11,14 +11,33 @@ import org.redisson.config.Config;
 final class RedisClients implements AutoCloseable {
 
   private final List<RedissonClient> clients = new ArrayList<>();
+  private final int minimumIdle;
+  private final int timeoutMillis;
+
+  RedisClients() {
+    this(2, 3000);
+  }
+
+  private RedisClients(int minimumIdle, int timeoutMillis) {
+    this.minimumIdle = minimumIdle;
+    this.timeoutMillis = timeoutMillis;
+  }
+
+  /**
+   * Clients for load tests: every pooled connection open before the first command and a longer command timeout, so
+   * that hundreds of commands sent at once on a busy machine wait for a connection instead of timing out.
+   */
+  static RedisClients forLoad() {
+    return new RedisClients(16, 10_000);
+  }
 
   RedissonReactiveClient standalone(String address) {
     Config config = new Config();
     config.useSingleServer()
         .setAddress(address)
-        .setConnectionMinimumIdleSize(2)
+        .setConnectionMinimumIdleSize(minimumIdle)
         .setConnectionPoolSize(16)
-        .setTimeout(3000)
+        .setTimeout(timeoutMillis)
         .setRetryAttempts(1);
     return add(config);
   }
@@ -27,9 +46,9 @@ final class RedisClients implements AutoCloseable {
     Config config = new Config();
     config.useClusterServers()
         .addNodeAddress(addresses)
-        .setMasterConnectionMinimumIdleSize(2)
+        .setMasterConnectionMinimumIdleSize(minimumIdle)
         .setMasterConnectionPoolSize(16)
-        .setTimeout(3000)
+        .setTimeout(timeoutMillis)
         .setRetryAttempts(1);
     return add(config);
   }
