@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the short benchmark profile (about 8 minutes on 2 cores) and writes docs/benchmarks.md and docs/benchmarks.svg.
+# Runs the short benchmark profile (about 9 minutes on 2 cores, Redis included) and writes docs/benchmarks.md and docs/benchmarks.svg.
 # Every ratio in the report compares figures of this one run. Optional: a regex of benchmarks to run (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -29,6 +29,38 @@ public final class BenchmarkReport {
   /** One bar of the chart. */
   record Bar(String label, double value, boolean ours) {}
 
+  /** One row of the overhead table: Breakwater's variant and its peer's, over the same baseline. */
+  record Overhead(String label, String cls, String base, String ours, String peerLabel, String peer) {}
+
+  private static final List<Overhead> OVERHEADS = List.of(
+      new Overhead("`guardedBy`, 1 thread", "GuardedByBenchmark", "oneThread[variant=baseline]",
+          "oneThread[variant=breakwater]", "Resilience4j `CircuitBreakerOperator`", "oneThread[variant=resilience4j]"),
+      new Overhead("`guardedBy`, 2 threads", "GuardedByBenchmark", "twoThreads[variant=baseline]",
+          "twoThreads[variant=breakwater]", "Resilience4j `CircuitBreakerOperator`",
+          "twoThreads[variant=resilience4j]"),
+      new Overhead("`retryWithBudget`, success", "RetrySuccessBenchmark", "baseline", "breakwaterRetryWithBudget",
+          "Resilience4j `RetryOperator`", "resilience4jRetryOperator"),
+      new Overhead("`retryWithBudget`, success", "RetrySuccessBenchmark", "baseline", "breakwaterRetryWithBudget",
+          "Reactor `retryWhen(Retry.backoff)`", "reactorRetryWhenBackoff"),
+      new Overhead("`withDeadline`", "DeadlineBenchmark", "baseline", "deadline", "Reactor `timeout`",
+          "reactorTimeout"),
+      new Overhead("`withDeadline` + `perCallTimeout`", "DeadlineBenchmark", "baseline", "deadlineAndPerCallTimeout",
+          "Reactor `timeout`", "reactorTimeout"),
+      new Overhead("`idleTimeout`, per element", "IdleTimeoutBenchmark", "bare", "idleTimeout",
+          "Reactor `Flux.timeout`", "reactorFluxTimeout"),
+      new Overhead("deadline + retry + breaker + per-call timeout", "PipelineBenchmark", "baseline", "breakwater",
+          "Resilience4j TimeLimiter + CircuitBreaker + Retry", "resilience4j"),
+      new Overhead("SSE decoding, per event", "SseDecodeBenchmark", "baselineChunksOnly", "breakwater",
+          "Spring `ServerSentEventHttpMessageReader`", "spring"),
+      new Overhead("`idempotentBy` hit", "IdempotencyBenchmark", "baseline", "hit", null, null),
+      new Overhead("`idempotentBy` miss (derive, claim, call, store)", "IdempotencyBenchmark", "baseline", "miss",
+          null, null),
+      new Overhead("`Tool.of` call, events on", "ToolCallBenchmark", "baseline", "tool", null, null));
+
+  private static double over(Result r, Result base, boolean bytes) {
+    return Math.max(0, bytes ? r.bytesPerOp() - base.bytesPerOp() : r.score() - base.score());
+  }
+
   /** A target from shared/PERFORMANCE.md, computed from the results. */
   record Target(String id, String measure, String goal, String figure, Boolean met) {}
 
@@ -203,6 +235,29 @@ public final class BenchmarkReport {
           + "server share the machine's cores; see [redis.md](redis.md#throughput-p6).\n\n")
           .append(redisTable).append('\n');
     }
+    md.append("\n## Overhead per operator\n\nScore − the no-operator baseline of the same class, in time and "
+        + "allocation; the ratio is Breakwater's overhead over the peer's (lower is better, below 1 Breakwater is "
+        + "cheaper).\n\n| operator | Breakwater ns/op | B/op | peer | peer ns/op | B/op | ratio, time | ratio, "
+        + "allocation |\n|---|---|---|---|---|---|---|---|\n");
+    for (Overhead o : OVERHEADS) {
+      Result b = get(o.cls(), o.base());
+      Result ours = get(o.cls(), o.ours());
+      Result peer = o.peer() == null ? null : get(o.cls(), o.peer());
+      if (b == null || ours == null) {
+        continue;
+      }
+      md.append("| ").append(o.label()).append(" | ").append(format(over(ours, b, false))).append(" | ")
+          .append(format(over(ours, b, true))).append(" | ").append(o.peer() == null ? "—" : o.peerLabel())
+          .append(" | ").append(peer == null ? "—" : format(over(peer, b, false))).append(" | ")
+          .append(peer == null ? "—" : format(over(peer, b, true))).append(" | ")
+          .append(peer == null ? "—" : format(over(ours, b, false) / Math.max(1e-9, over(peer, b, false))))
+          .append(" | ")
+          .append(peer == null ? "—" : format(over(ours, b, true) / Math.max(1e-9, over(peer, b, true))))
+          .append(" |\n");
+    }
+    md.append("\nThe idle timeout's row is per element of a 1 M-element stream; the SSE row is per decoded event, "
+        + "Spring's `ServerSentEventHttpMessageReader` being the peer; idempotency rows are in memory (the Redis "
+        + "figures are above).\n");
     md.append("\n![Overheads](").append(svgName).append(")\n\n## All results\n");
     for (var entry : byClass.entrySet()) {
       md.append("\n### ").append(entry.getKey()).append("\n\n| variant | threads | score | ± | unit | B/op |\n")
