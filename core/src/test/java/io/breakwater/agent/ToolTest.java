@@ -332,6 +332,37 @@ class ToolTest {
   }
 
   @Test
+  void anObservationOfAFailedCallIsGivenTheRedactedReasonNotTheToolsOwnError() {
+    List<Throwable> errors = new CopyOnWriteArrayList<>();
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry.observationConfig().observationHandler(new ObservationHandler<>() {
+      @Override
+      public void onError(Observation.Context context) {
+        errors.add(context.getError());
+      }
+
+      @Override
+      public boolean supportsContext(Observation.Context context) {
+        return true;
+      }
+    });
+    Tool<Map<String, String>, String> tool = Tool.of(fx.descriptor("kb.lookup").observationRegistry(registry).build(),
+        args -> Mono.error(new HttpStatusException(403, Map.of(), "refused apiKey=sk-live-7731 (sk-live-7731 revoked)")),
+        String.class);
+
+    List<Throwable> seenByCaller = new CopyOnWriteArrayList<>();
+    StepVerifier.withVirtualTime(() -> tool.call(Map.of("apiKey", "sk-live-7731", "city", "Lyon")))
+        .consumeErrorWith(seenByCaller::add).verify(VERIFY);
+
+    assertThat(errors).singleElement().satisfies(error -> {
+      assertThat(error.getMessage()).startsWith(seenByCaller.get(0).getClass().getName())
+          .contains("[redacted]").doesNotContain("sk-live-7731");
+      assertThat(error.getCause()).isNull();
+      assertThat(error.getStackTrace()).isEmpty();
+    });
+  }
+
+  @Test
   void descriptorsSayWhatToChange() {
     assertThatThrownBy(() -> ToolDescriptor.builder("x.y").build()).hasMessageContaining(".sideEffect(");
     assertThatThrownBy(() -> ToolDescriptor.builder("pay.refund").sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)

@@ -341,7 +341,7 @@ public final class ToolPipeline<A, R> {
       kind = failure.feedback().kind().tag();
       result = kind;
       if (observation != null) {
-        observation.error(failure.error());
+        observation.error(new RedactedError(failure.error(), record.reason));
       }
     }
     metrics.call(result, nanos);
