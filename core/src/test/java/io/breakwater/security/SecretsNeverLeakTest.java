@@ -23,7 +23,6 @@ import io.breakwater.breaker.CircuitBreakerOpenException;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.DeadlineExceededException;
-import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.CachedFailureException;
 import io.breakwater.idempotency.IdempotencyInFlightException;

@@ -22,7 +22,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonReactiveClient;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 

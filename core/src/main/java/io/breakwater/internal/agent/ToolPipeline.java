@@ -6,7 +6,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.breakwater.Breakwater;
 import io.breakwater.agent.Fallbacks;
-import io.breakwater.agent.RemainingBudget;
 import io.breakwater.agent.StepBudgetExhaustedException;
 import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.agent.ToolOutcome;

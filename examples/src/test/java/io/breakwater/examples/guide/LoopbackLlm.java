@@ -3,7 +3,6 @@ package io.breakwater.examples.guide;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
