@@ -64,6 +64,17 @@ class RetryWithBudgetTest {
     }
   }
 
+  /** One failure, then "ok": the retry starts exactly {@code wait} after the first attempt. */
+  private static void assertRetriedOnceAfter(Throwable failure, Duration wait) {
+    Calls calls = new Calls(failure);
+    StepVerifier.withVirtualTime(() -> calls.mono().transformDeferred(retryWithBudget(fixedPolicy().build())))
+        .expectSubscription()
+        .thenAwait(wait)
+        .expectNext("ok")
+        .verifyComplete();
+    assertThat(calls.startedAtMillis).containsExactly(0L, wait.toMillis());
+  }
+
   static HttpStatusException status(int status) {
     return new HttpStatusException(status);
   }
@@ -167,37 +178,19 @@ class RetryWithBudgetTest {
 
   @Test
   void retryAfterMsIsHonouredBeforeRetryAfter() {
-    Calls calls = new Calls(new HttpStatusException(503,
-        Map.of("retry-after-ms", List.of("1500"), "Retry-After", List.of("9"))));
-    StepVerifier.withVirtualTime(() -> calls.mono().transformDeferred(retryWithBudget(fixedPolicy().build())))
-        .expectSubscription()
-        .thenAwait(Duration.ofMillis(1500))
-        .expectNext("ok")
-        .verifyComplete();
-    assertThat(calls.startedAtMillis).containsExactly(0L, 1_500L);
+    assertRetriedOnceAfter(new HttpStatusException(503,
+        Map.of("retry-after-ms", List.of("1500"), "Retry-After", List.of("9"))), Duration.ofMillis(1500));
   }
 
   @Test
   void retryAfterHttpDateIsReadWithTheSchedulersClock() {
     // Virtual time starts at the epoch, so this date is 12 s after the first attempt.
-    Calls calls = new Calls(status(503, "Retry-After", "Thu, 01 Jan 1970 00:00:12 GMT"));
-    StepVerifier.withVirtualTime(() -> calls.mono().transformDeferred(retryWithBudget(fixedPolicy().build())))
-        .expectSubscription()
-        .thenAwait(Duration.ofSeconds(12))
-        .expectNext("ok")
-        .verifyComplete();
-    assertThat(calls.startedAtMillis).containsExactly(0L, 12_000L);
+    assertRetriedOnceAfter(status(503, "Retry-After", "Thu, 01 Jan 1970 00:00:12 GMT"), Duration.ofSeconds(12));
   }
 
   @Test
   void retryAfterIsCappedAtSixtySeconds() {
-    Calls calls = new Calls(status(429, "Retry-After", "3600"));
-    StepVerifier.withVirtualTime(() -> calls.mono().transformDeferred(retryWithBudget(fixedPolicy().build())))
-        .expectSubscription()
-        .thenAwait(Duration.ofSeconds(60))
-        .expectNext("ok")
-        .verifyComplete();
-    assertThat(calls.startedAtMillis).containsExactly(0L, 60_000L);
+    assertRetriedOnceAfter(status(429, "Retry-After", "3600"), Duration.ofSeconds(60));
   }
 
   @Test
