@@ -44,7 +44,8 @@ public interface RetryBudget {
    * @param minRetriesPerSecond retries allowed per second whatever the traffic, at least 0 (e.g. 10)
    */
   static RetryBudget ratio(double ratio, double minRetriesPerSecond) {
-    return new TokenBucketRetryBudget(ratio, minRetriesPerSecond, Math.max(10.0, 10.0 * minRetriesPerSecond));
+    return new TokenBucketRetryBudget(ratio, minRetriesPerSecond,
+        TokenBucketRetryBudget.defaultCapacity(minRetriesPerSecond));
   }
 
   /** A budget that never refuses; for tests and for dependencies that throttle retries themselves. */

@@ -1,5 +1,6 @@
 package io.breakwater.redis;
 
+import io.breakwater.internal.retry.TokenBucketRetryBudget;
 import io.breakwater.retry.RetryBudget;
 import java.time.Duration;
 import java.util.List;
@@ -209,18 +210,9 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
         throw new IllegalArgumentException("Retry budget dependency '" + dependency
             + "' is blank or contains a brace: name the dependency, e.g. 'flights'");
       }
-      if (!(ratio >= 0.0 && ratio <= 1.0)) {
-        throw new IllegalArgumentException("Retry budget ratio is " + ratio
-            + ": give the share of calls that may be retried, from 0 to 1 (e.g. 0.1 for 10 %)");
-      }
-      if (!(minRetriesPerSecond >= 0.0) || Double.isInfinite(minRetriesPerSecond)) {
-        throw new IllegalArgumentException("Retry budget minRetriesPerSecond is " + minRetriesPerSecond
-            + ": give zero or a positive number of retries per second (e.g. 10)");
-      }
-      capacity = capacityOverride != null ? capacityOverride : Math.max(10.0, 10.0 * minRetriesPerSecond);
-      if (!(capacity >= 1.0) || Double.isInfinite(capacity)) {
-        throw new IllegalArgumentException("Retry budget capacity is " + capacity + ": give at least 1 token");
-      }
+      capacity = capacityOverride != null ? capacityOverride
+          : TokenBucketRetryBudget.defaultCapacity(minRetriesPerSecond);
+      TokenBucketRetryBudget.validate(ratio, minRetriesPerSecond, capacity);
       for (Duration d : List.of(operationTimeout, flushInterval)) {
         if (d.isNegative() || d.isZero()) {
           throw new IllegalArgumentException("Retry budget durations must be positive, got " + d);

@@ -49,6 +49,24 @@ public final class TokenBucketRetryBudget implements RetryBudget {
   private long lastRefillMillis = Long.MIN_VALUE;
 
   public TokenBucketRetryBudget(double ratio, double minRetriesPerSecond, double capacity) {
+    validate(ratio, minRetriesPerSecond, capacity);
+    this.ratio = ratio;
+    this.minPerSecond = minRetriesPerSecond;
+    this.depositMilli = Math.round(ratio * TOKEN);
+    this.capacityMilli = Math.round(capacity * TOKEN);
+    this.balance = capacityMilli;
+  }
+
+  /** The capacity of a bucket whose capacity was not given: ten seconds of the floor, at least 10 tokens. */
+  public static double defaultCapacity(double minRetriesPerSecond) {
+    return Math.max(10.0, 10.0 * minRetriesPerSecond);
+  }
+
+  /**
+   * Refuses a token bucket's settings with a message that says what to change; shared by every {@code RetryBudget}
+   * built on a token bucket, in memory or in Redis.
+   */
+  public static void validate(double ratio, double minRetriesPerSecond, double capacity) {
     if (!(ratio >= 0.0 && ratio <= 1.0)) {
       throw new IllegalArgumentException("Retry budget ratio is " + ratio
           + ": give the share of calls that may be retried, from 0 to 1 (e.g. 0.1 for 10 %)");
@@ -60,11 +78,6 @@ public final class TokenBucketRetryBudget implements RetryBudget {
     if (!(capacity >= 1.0) || Double.isInfinite(capacity)) {
       throw new IllegalArgumentException("Retry budget capacity is " + capacity + ": give at least 1 token");
     }
-    this.ratio = ratio;
-    this.minPerSecond = minRetriesPerSecond;
-    this.depositMilli = Math.round(ratio * TOKEN);
-    this.capacityMilli = Math.round(capacity * TOKEN);
-    this.balance = capacityMilli;
   }
 
   @Override
