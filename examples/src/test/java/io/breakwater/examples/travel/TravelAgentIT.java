@@ -9,8 +9,11 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The README's first command, run as a test: the agent survives its scripted faults and finishes in time. */
-class TravelAgentTest {
+/**
+ * The README's first command, run as an integration test against its loopback servers: the agent survives its
+ * scripted faults and finishes in time.
+ */
+class TravelAgentIT {
 
   @Test
   void agentFinishesWithinItsDeadlineWithADegradedButUsefulPlan() {
