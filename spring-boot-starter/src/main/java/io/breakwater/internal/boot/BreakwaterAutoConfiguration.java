@@ -89,9 +89,9 @@ public class BreakwaterAutoConfiguration {
           budget.apply(FromProperties.budgetName(name, own, defaults)), meters);
     };
     Map<String, RetryPolicy> configured = new LinkedHashMap<>();
-    retry.budgets().keySet().forEach(budget::apply);
-    retry.policies().keySet().forEach(name -> configured.put(name, build.apply(name)));
     userPolicies.orderedStream().forEach(policy -> configured.put(policy.name(), policy));
+    retry.budgets().keySet().forEach(budget::apply);
+    retry.policies().keySet().forEach(name -> configured.computeIfAbsent(name, build));
     return new RetryPolicies(configured, build);
   }
 
@@ -127,8 +127,9 @@ public class BreakwaterAutoConfiguration {
     FromProperties.ToolContext context = new FromProperties.ToolContext(breakers, policies::policy,
         idempotency::getObject, meters(meters), observations.getIfUnique());
     Map<String, ToolDescriptor> descriptors = new LinkedHashMap<>();
-    properties.tools().forEach((name, tool) -> descriptors.put(name, FromProperties.tool(name, tool, context)));
     userDescriptors.orderedStream().forEach(d -> descriptors.put(d.name(), d));
+    properties.tools().forEach((name, tool) -> descriptors.computeIfAbsent(name,
+        n -> FromProperties.tool(n, tool, context)));
     return new ToolDescriptors(descriptors, name -> {
       BreakwaterProperties.Tool tool = properties.tools().get(name);
       if (tool == null) {
