@@ -5,6 +5,7 @@ import io.breakwater.retry.RetryPolicy;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
@@ -49,7 +50,7 @@ public final class RetryPolicies {
 
   /** The retry budgets of the policies configured or used so far, by policy name. */
   public Map<String, RetryBudget> budgets() {
-    Map<String, RetryBudget> budgets = new java.util.TreeMap<>();
+    Map<String, RetryBudget> budgets = new TreeMap<>();
     policies.forEach((name, policy) -> budgets.put(name, policy.budget()));
     return budgets;
   }

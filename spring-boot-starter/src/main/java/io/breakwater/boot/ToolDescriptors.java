@@ -4,6 +4,7 @@ import io.breakwater.agent.ToolDescriptor;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -64,6 +65,6 @@ public final class ToolDescriptors {
   private IllegalArgumentException notConfigured(String toolName) {
     return new IllegalArgumentException("No tool '" + toolName + "' is configured: add breakwater.tools[" + toolName
         + "].side-effect (and its other settings) to application.yml, or define a ToolDescriptor bean named after "
-        + "it. Configured tools: " + new java.util.TreeSet<>(descriptors.keySet()));
+        + "it. Configured tools: " + new TreeSet<>(descriptors.keySet()));
   }
 }

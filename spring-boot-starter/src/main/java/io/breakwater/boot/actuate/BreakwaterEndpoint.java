@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -84,7 +85,7 @@ public class BreakwaterEndpoint {
     CircuitBreaker breaker = known.get(name);
     if (breaker == null) {
       String message = "No " + ("breakers".equals(kind) ? "tool breaker" : "family breaker")
-          + " of that name has been created; known: " + new java.util.TreeSet<>(known.keySet());
+          + " of that name has been created; known: " + new TreeSet<>(known.keySet());
       throw new InvalidEndpointRequestException(message, message);
     }
     return breaker;

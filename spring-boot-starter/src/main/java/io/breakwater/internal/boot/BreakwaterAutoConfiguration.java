@@ -28,6 +28,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Breakwater's core beans from {@code breakwater.*}: deadline defaults, the breaker registry, retry policies and
@@ -108,7 +109,7 @@ public class BreakwaterAutoConfiguration {
       if (maxKeys < 1) {
         throw new IllegalArgumentException("is " + maxKeys + ": give a positive number of records, e.g. 100000");
       }
-      return IdempotencyStore.inMemory(maxKeys, reactor.core.scheduler.Schedulers::parallel);
+      return IdempotencyStore.inMemory(maxKeys, Schedulers::parallel);
     });
   }
 

@@ -11,8 +11,11 @@ import io.breakwater.redis.RedisBreakerStateStore;
 import io.breakwater.redis.RedisIdempotencyStore;
 import io.breakwater.redis.RedisRetryBudget;
 import io.breakwater.retry.RetryBudget;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.RedissonReactiveClient;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -60,20 +63,18 @@ public class BreakwaterRedisAutoConfiguration {
   }
 
   /** The shared stores on Redis; budgets are closed with the context. */
-  static final class RedisStores implements SharedStores, org.springframework.beans.factory.DisposableBean {
+  static final class RedisStores implements SharedStores, DisposableBean {
     private final RedissonReactiveClient redisson;
-    private final java.util.List<RedisRetryBudget> budgets = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private volatile BreakerStateStore breakerStore;
+    private final List<RedisRetryBudget> budgets = new CopyOnWriteArrayList<>();
+    private final BreakerStateStore breakerStore;
 
     RedisStores(RedissonReactiveClient redisson) {
       this.redisson = redisson;
+      this.breakerStore = RedisBreakerStateStore.create(redisson);
     }
 
     @Override
-    public synchronized BreakerStateStore breakerStateStore() {
-      if (breakerStore == null) {
-        breakerStore = RedisBreakerStateStore.create(redisson);
-      }
+    public BreakerStateStore breakerStateStore() {
       return breakerStore;
     }
 
