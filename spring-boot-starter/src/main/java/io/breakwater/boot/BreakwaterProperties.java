@@ -35,7 +35,6 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param idempotency the idempotency store and policy
  * @param tools tool descriptors, by tool name
  * @param health the Actuator health contributor
- * @param webclient the {@code WebClient} integration
  */
 @ConfigurationProperties(prefix = "breakwater", ignoreUnknownFields = false)
 public record BreakwaterProperties(
@@ -44,8 +43,7 @@ public record BreakwaterProperties(
     @DefaultValue Retry retry,
     @DefaultValue Idempotency idempotency,
     Map<String, Tool> tools,
-    @DefaultValue Health health,
-    @DefaultValue WebClient webclient) {
+    @DefaultValue Health health) {
 
   public BreakwaterProperties {
     tools = ordered(tools);
@@ -276,11 +274,4 @@ public record BreakwaterProperties(
    *     {@code management.endpoint.health.status.order}) or {@code DOWN}
    */
   public record Health(@DefaultValue("DEGRADED") String openStatus) {}
-
-  /**
-   * The {@code WebClientCustomizer} that applies Breakwater's exchange filter to every Boot-built {@code WebClient}.
-   *
-   * @param enabled whether the customizer is registered
-   */
-  public record WebClient(@DefaultValue("true") boolean enabled) {}
 }
