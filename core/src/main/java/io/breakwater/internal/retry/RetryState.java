@@ -4,6 +4,7 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.failure.Retryability;
+import io.breakwater.internal.Saturating;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryAttempt;
 import io.breakwater.retry.RetryExhaustedException;
@@ -84,10 +85,11 @@ final class RetryState {
     }
     long delay = 0L;
     if (stop == null) {
-      long hinted = http == null ? RetryAfter.NONE : RetryAfter.delayNanos(http, nowMillis);
-      long cap = policy.retryAfterCap().toNanos();
-      delay = hinted != RetryAfter.NONE ? Math.min(hinted, cap) : backoffNanos(kind);
-      if (deadline != null && delay + policy.minAttemptTime().toNanos() > deadline.remainingNanos()) {
+      long hinted = http == null ? RetryAfter.NONE
+          : RetryAfter.delayNanos(http, nowMillis, Saturating.nanos(policy.retryAfterCap()));
+      delay = hinted != RetryAfter.NONE ? hinted : backoffNanos(kind);
+      if (deadline != null
+          && Saturating.add(delay, Saturating.nanos(policy.minAttemptTime())) > deadline.remainingNanos()) {
         stop = hinted != RetryAfter.NONE ? RetryStopReason.RETRY_AFTER_BEYOND_DEADLINE : RetryStopReason.DEADLINE;
       }
     }
@@ -140,7 +142,7 @@ final class RetryState {
       Duration base = policy.rateLimitedBase();
       long jittered = (base.isZero() ? backoff : backoff.withBase(base))
           .delayNanos(retries, delayBeforeAttemptNanos, random);
-      return Math.min(policy.retryAfterCap().toNanos(), base.toNanos() + jittered);
+      return Math.min(Saturating.nanos(policy.retryAfterCap()), Saturating.add(Saturating.nanos(base), jittered));
     }
     if (kind == FailureKind.TIMEOUT && !policy.timeoutBase().isZero()) {
       backoff = backoff.withBase(policy.timeoutBase());
