@@ -2,6 +2,7 @@ package io.breakwater.internal.retry;
 
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.Saturating;
+import io.breakwater.internal.failure.CompositeFailures;
 import java.time.DateTimeException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -9,8 +10,6 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.TextStyle;
 import java.util.Locale;
-import reactor.core.Exceptions;
-import reactor.util.annotation.Nullable;
 
 /**
  * The one reader of an HTTP answer's retry hints, shared by {@code retryWithBudget}, the agent's cool-down and
@@ -34,9 +33,6 @@ public final class RetryAfter {
   /** No usable hint. */
   public static final long NONE = -1L;
 
-  /** How deep the cause chain is searched for the HTTP answer; also guards against cycles. */
-  private static final int MAX_CAUSE_DEPTH = 8;
-
   private static final DateTimeFormatter RFC_850 =
       DateTimeFormatter.ofPattern("dd-MMM-uu HH:mm:ss 'GMT'", Locale.US);
   private static final DateTimeFormatter ASCTIME =
@@ -44,32 +40,28 @@ public final class RetryAfter {
 
   private RetryAfter() {}
 
-  /** The {@link HttpStatusException} that {@code failure} is or wraps (a few causes deep), or {@code null}. */
-  @Nullable
-  public static HttpStatusException httpOf(Throwable failure) {
-    Throwable current = Exceptions.unwrap(failure);
-    for (int depth = 0; current != null && depth < MAX_CAUSE_DEPTH; depth++) {
-      if (current instanceof HttpStatusException h) {
-        return h;
-      }
-      Throwable cause = current.getCause();
-      current = cause == current ? null : cause;
-    }
-    return null;
-  }
-
-  /** Whether the answer says {@code x-should-retry: false}. */
-  public static boolean forbidsRetry(HttpStatusException http) {
-    return http.header("x-should-retry").map(v -> v.trim().equalsIgnoreCase("false")).orElse(false);
+  /**
+   * Whether an HTTP answer in {@code failure} (itself, a cause, or a part of a composite) says
+   * {@code x-should-retry: false}.
+   */
+  public static boolean forbidsRetry(Throwable failure) {
+    return CompositeFailures.any(failure, t -> t instanceof HttpStatusException http
+        && http.header("x-should-retry").map(v -> v.trim().equalsIgnoreCase("false")).orElse(false));
   }
 
   /**
-   * The wait the HTTP answer in {@code failure}'s cause chain asks for, in nanoseconds within [0, {@code capNanos}];
-   * {@link #NONE} when there is no answer or it gives no valid hint.
+   * The wait the HTTP answers in {@code failure} (itself, its causes, the parts of a composite) ask for, the longest
+   * if several do, in nanoseconds within [0, {@code capNanos}]; {@link #NONE} when none gives a valid hint.
    */
   public static long hintNanos(Throwable failure, long nowMillis, long capNanos) {
-    HttpStatusException http = httpOf(failure);
-    return http == null ? NONE : delayNanos(http, nowMillis, capNanos);
+    long[] longest = {NONE};
+    CompositeFailures.any(failure, t -> {
+      if (t instanceof HttpStatusException http) {
+        longest[0] = Math.max(longest[0], delayNanos(http, nowMillis, capNanos));
+      }
+      return false;
+    });
+    return longest[0];
   }
 
   /**

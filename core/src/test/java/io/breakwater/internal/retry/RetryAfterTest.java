@@ -115,4 +115,14 @@ class RetryAfterTest {
     assertThat(RetryAfter.hintNanos(wrapped, NOW, CAP)).isEqualTo(Duration.ofSeconds(2).toNanos());
     assertThat(RetryAfter.hintNanos(new IllegalStateException("no answer"), NOW, CAP)).isEqualTo(RetryAfter.NONE);
   }
+
+  @Test
+  void aCompositeWaitsForItsLongestHintAndAnyPartMayForbidTheRetry() {
+    Throwable composite = Exceptions.multiple(answer("Retry-After", "2"), new IllegalStateException("other"),
+        answer("retry-after-ms", "4500"));
+    assertThat(RetryAfter.hintNanos(composite, NOW, CAP)).isEqualTo(Duration.ofMillis(4500).toNanos());
+    assertThat(RetryAfter.forbidsRetry(composite)).isFalse();
+    assertThat(RetryAfter.forbidsRetry(Exceptions.multiple(answer("Retry-After", "2"),
+        answer("x-should-retry", " FALSE ")))).isTrue();
+  }
 }
