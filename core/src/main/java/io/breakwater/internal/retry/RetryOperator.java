@@ -108,7 +108,9 @@ public final class RetryOperator<T> implements Function<Publisher<T>, Publisher<
       }
       RetryMonoSubscriber<T> subscriber = new RetryMonoSubscriber<>(actual, (Mono<T>) source, operator);
       actual.onSubscribe(subscriber);
-      source.subscribe(subscriber);
+      if (!subscriber.isCancelled()) {   // a subscriber that left inside onSubscribe makes no call
+        source.subscribe(subscriber);
+      }
     }
   }
 }
