@@ -4,12 +4,10 @@ import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.testing.RecursiveOnRequestPublisher;
+import io.breakwater.testing.SignalRecorder;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import org.reactivestreams.Subscription;
-import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -49,35 +47,16 @@ class ReentrantSignalsUnderDeadlineIncidentTest {
     VirtualTimeScheduler vts = VirtualTimeScheduler.getOrSet();
     try {
       RecursiveOnRequestPublisher<String> source = new RecursiveOnRequestPublisher<>(List.of("a", "b", "c"), null, 64);
-      List<String> signals = new CopyOnWriteArrayList<>();
-      BaseSubscriber<String> downstream = new BaseSubscriber<>() {
-        @Override
-        protected void hookOnSubscribe(Subscription subscription) {
-          // the first request comes after subscription, so the deadline's timer is armed
+      // no request at subscription, so the deadline's timer is armed; then one item at a time from inside onNext
+      SignalRecorder<String> downstream = new SignalRecorder<>(0, (self, value) -> {
+        if (value.equals("b")) {
+          vts.advanceTimeBy(Duration.ofSeconds(10));   // the timer fires while "b", re-entrant, is delivered
         }
-
-        @Override
-        protected void hookOnNext(String value) {
-          signals.add(value);
-          if (value.equals("b")) {
-            vts.advanceTimeBy(Duration.ofSeconds(10));   // the timer fires while "b", re-entrant, is delivered
-          }
-          request(1);
-        }
-
-        @Override
-        protected void hookOnComplete() {
-          signals.add("complete");
-        }
-
-        @Override
-        protected void hookOnError(Throwable t) {
-          signals.add(t.getClass().getSimpleName());
-        }
-      };
+        self.request(1);
+      });
       Flux.from(source).transformDeferred(withDeadline(Duration.ofSeconds(10))).subscribe(downstream);
       downstream.request(1);
-      assertThat(signals).containsExactly("a", "b", "DeadlineExceededException");
+      assertThat(downstream.signals()).containsExactly("a", "b", "error: DeadlineExceededException");
       assertThat(source.cancellations()).isEqualTo(1);
     } finally {
       VirtualTimeScheduler.reset();
