@@ -183,8 +183,9 @@ public final class Breakwater {
    * <ul>
    *   <li><b>Classified.</b> Retryable kinds (timeouts, connection errors, 408, 429, 5xx) are retried; a first
    *       failure that is not retryable reaches the subscriber unchanged, after exactly one attempt; an unknown
-   *       kind is retried once. Rate limits wait longer (at least 5 s) and honour {@code Retry-After} and
-   *       {@code retry-after-ms} (up to 60 s); {@code x-should-retry: false} forbids a retry.</li>
+   *       kind is retried once. A server's {@code Retry-After} or {@code retry-after-ms} is the wait (even a short
+   *       one, up to 60 s); a rate limit without one waits at least 5 s; {@code x-should-retry: false} forbids a
+   *       retry.</li>
    *   <li><b>Budgeted.</b> The policy's {@code maxRetries}, the task's {@link #withRetryBudget(int)} and the
    *       dependency's {@link io.breakwater.retry.RetryBudget} must all allow a retry.</li>
    *   <li><b>Deadline-aware.</b> No sleep passes the deadline in force, and no attempt starts with less than the

@@ -34,8 +34,9 @@ import reactor.core.scheduler.Schedulers;
  *   <tr><td>{@code backoff}</td><td>{@code fullJitter(200 ms, 10 s)}</td><td>delay before each retry</td></tr>
  *   <tr><td>{@code timeoutBase}</td><td>1 s</td><td>the backoff's base after a {@code TIMEOUT}
  *       ({@code Duration.ZERO}: the backoff's own)</td></tr>
- *   <tr><td>{@code rateLimitedBase}</td><td>5 s</td><td>after a {@code RATE_LIMITED} failure without
- *       {@code Retry-After}, wait base + the backoff computed with this base (so at least 5 s)</td></tr>
+ *   <tr><td>{@code rateLimitedBase}</td><td>5 s</td><td>after a {@code RATE_LIMITED} failure without a hint,
+ *       wait base + the backoff computed with this base (so at least 5 s); a server's {@code Retry-After} or
+ *       {@code retry-after-ms} is honoured as it is, even when shorter: it knows its own window</td></tr>
  *   <tr><td>{@code retryAfterCap}</td><td>60 s</td><td>the longest {@code Retry-After}/{@code retry-after-ms}
  *       honoured (and longest rate-limited wait)</td></tr>
  *   <tr><td>{@code minAttemptTime}</td><td>100 ms</td><td>no attempt starts with less time than this before the
@@ -215,7 +216,10 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** The least wait after a rate-limited answer without {@code Retry-After}. Default 5 s. */
+    /**
+     * The least wait after a rate-limited answer without {@code Retry-After}/{@code retry-after-ms}; a hint, even a
+     * shorter one, is honoured as it is. Default 5 s.
+     */
     public Builder rateLimitedBase(Duration base) {
       this.rateLimitedBase = Objects.requireNonNull(base, "rateLimitedBase");
       return this;
