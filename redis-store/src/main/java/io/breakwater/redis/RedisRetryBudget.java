@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptReactive;
 import org.redisson.api.RedissonReactiveClient;
+import org.redisson.client.RedisConnectionException;
 import org.redisson.client.codec.StringCodec;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -34,7 +35,9 @@ import reactor.util.Loggers;
  *   <li><b>Failure path: one round trip.</b> {@link #tryAcquire(long)} is one script that adds the pending deposits
  *       and the floor accrued since the last visit, then withdraws a token if there is one.</li>
  *   <li><b>Fails closed.</b> If Redis cannot answer within {@code operationTimeout} (default 500 ms), the retry is
- *       refused: an outage of the budget's store never becomes a retry storm.</li>
+ *       refused: an outage of the budget's store never becomes a retry storm. The deposits of a visit whose answer
+ *       did not come are dropped, since the script may have applied them (they are kept only when the command
+ *       provably never reached Redis): the budget may undercount, never count twice.</li>
  * </ul>
  *
  * <p>Thread-safe. {@link #close()} stops the periodic flush.
@@ -121,12 +124,24 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
               Long.toString(capacityMilli), Double.toString(minPerSecond / 1000.0 * TOKEN),
               Long.toString(requests * depositMilli), Long.toString(take), Long.toString(idleExpiry.toMillis()))
           .timeout(operationTimeout)
-          .doOnError(e -> pendingRequests.add(requests))
+          .doOnError(e -> {
+            if (neverSent(e)) {
+              pendingRequests.add(requests);   // kept for the next visit
+            }   // else ambiguous (the script may have run): dropped, so deposits are never counted twice
+          })
           .map(reply -> {
             lastKnownMilli = ((Number) reply.get(1)).longValue();
             return ((Number) reply.get(0)).longValue();
           });
     });
+  }
+
+  /**
+   * Whether {@code error} proves the script never reached Redis (no connection, or the command could not be
+   * written). A timeout proves nothing: the script may have run, and its reply been late.
+   */
+  private static boolean neverSent(Throwable error) {
+    return error instanceof RedisConnectionException;
   }
 
   private void flushIfPending() {
