@@ -24,7 +24,7 @@ import reactor.util.Loggers;
  * with Redis {@code TIME}, not the clients' clocks.
  *
  * <pre>{@code
- * RetryBudget flights = RedisRetryBudget.builder(redisson, "flights").ratio(0.1).minRetriesPerSecond(10).build();
+ * RetryBudget flights = RedisRetryBudget.builder(redisson, "flights").build();   // 15 % of calls, 10 tokens
  * RetryPolicy policy = RetryPolicy.builder().name("flights").budget(flights).build();
  * }</pre>
  *
@@ -171,8 +171,8 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
   public static final class Builder {
     private final RedissonReactiveClient redisson;
     private final String dependency;
-    private double ratio = 0.1;
-    private double minRetriesPerSecond = 10;
+    private double ratio = TokenBucketRetryBudget.DEFAULT_RATIO;
+    private double minRetriesPerSecond = 0;
     private Double capacityOverride;
     private double capacity;
     private String keyPrefix = "bw:retry:";
@@ -185,19 +185,22 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
       this.dependency = Objects.requireNonNull(dependency, "dependency");
     }
 
-    /** The share of calls that may be retried, across all instances; default 0.1. */
+    /** The share of calls that may be retried, across all instances; default 0.15, as {@code RetryBudget.ofDefaults()}. */
     public Builder ratio(double ratio) {
       this.ratio = ratio;
       return this;
     }
 
-    /** Retries allowed per second whatever the traffic, across all instances; default 10. */
+    /**
+     * Retries allowed per second whatever the traffic, across all instances; default 0 (a floor lets a full outage
+     * at low traffic be mostly retries).
+     */
     public Builder minRetriesPerSecond(double minRetriesPerSecond) {
       this.minRetriesPerSecond = minRetriesPerSecond;
       return this;
     }
 
-    /** The most tokens the bucket holds; default 10 seconds of the floor, at least 10. */
+    /** The most tokens the bucket holds; default 10 seconds of the floor, at least 10 (so 10 with no floor). */
     public Builder capacity(double capacity) {
       this.capacityOverride = capacity;
       return this;

@@ -83,6 +83,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
 
   @Override
   public void onComplete() {
+    operator.policy.budget().onSuccess();
     actual.onComplete();
   }
 

@@ -106,6 +106,7 @@ final class RetryState {
             if (task != null) {
               task.release();
             }
+            operator.metrics.budgetRefused(policy.budget());
             return Mono.error(stop(RetryStopReason.DEPENDENCY_BUDGET, failure));
           }
           retries++;
