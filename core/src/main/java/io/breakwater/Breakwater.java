@@ -339,9 +339,10 @@ public final class Breakwater {
    *     .transformDeferred(idleTimeout(Duration.ofSeconds(3), e -> !e.isHeartbeat()));
    * }</pre>
    *
-   * <p>One timer per subscription, ticking every timeout/4 and re-armed from the time of last progress; the hot path
-   * reads no clock and allocates nothing. A stall is detected between {@code timeout} and {@code timeout × 1.25}
-   * after the last progress item. Time comes from the deadline's scheduler if one is in force, else
+   * <p>Exact: the error comes at last progress + {@code timeout}, to the nanosecond in virtual time. One timer per
+   * subscription, re-armed for the remainder when it finds recent progress; each progress item reads the clock once
+   * and allocates nothing ({@link StreamTimeouts.Builder#coarse()} trades that clock read for a stall detected up to
+   * a quarter of the timeout late). Time comes from the deadline's scheduler if one is in force, else
    * {@code Schedulers.parallel()}, resolved at subscription. See {@link StreamTimeouts} for first-item timeouts and
    * explicit schedulers.
    */
