@@ -175,11 +175,11 @@ public record BreakwaterProperties(
   /**
    * A retry budget: a token bucket that keeps retries below a share of calls.
    *
-   * @param ratio share of calls that may be retried (default 0.1)
-   * @param minRetriesPerSecond retries allowed per second whatever the traffic (default 10)
+   * @param ratio share of calls that may be retried (default 0.15)
+   * @param minRetriesPerSecond retries allowed per second whatever the traffic (default 0)
    * @param shared whether the budget is shared by every instance through Redis (default false)
    */
-  public record BudgetSettings(@DefaultValue("0.1") double ratio, @DefaultValue("10") double minRetriesPerSecond,
+  public record BudgetSettings(@DefaultValue("0.15") double ratio, @DefaultValue("0") double minRetriesPerSecond,
       @DefaultValue("false") boolean shared) {}
 
   /**

@@ -13,7 +13,6 @@ import io.breakwater.boot.ToolDescriptors;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
-import io.breakwater.internal.retry.DefaultRetryBudgets;
 import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -74,7 +73,7 @@ public class BreakwaterAutoConfiguration {
       BudgetSettings settings = retry.budgets().get(n);
       String property = path("breakwater.retry.budgets", n);
       if (settings == null) {
-        return RetryBudget.ratio(DefaultRetryBudgets.DEFAULT_RATIO, DefaultRetryBudgets.DEFAULT_MIN_RETRIES_PER_SECOND);
+        return RetryBudget.ofDefaults();
       }
       if (settings.shared()) {
         SharedStores stores = required(shared, property + ".shared", "is true");
