@@ -11,20 +11,17 @@ import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.examples.travel.ScriptedToolServer;
 import io.breakwater.examples.travel.TravelAgent.Deposit;
-import io.breakwater.failure.HttpStatusException;
+import io.breakwater.http.HttpResponses;
+import io.breakwater.http.IdempotencyKeyHeader;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.RetryPolicy;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.ByteBufMono;
 import reactor.netty.http.client.HttpClient;
-import reactor.netty.http.client.HttpClientResponse;
 
 /**
  * Cookbook: agent tools on plain Reactor Netty {@link HttpClient}. No {@code responseTimeout} to guess: each attempt
@@ -53,44 +50,32 @@ public final class ReactorNettyTools {
 
   // snippet:cookbook-reactor-netty-client
   public static HttpClient client(String host, int port) {
-    return DeadlineHeader.standard().sendOn(     // every request carries the time left
-        HttpClient.create()
-            .host(host)
-            .port(port)
-            .disableRetry(true));                // no silent resend of a request, POSTs included
+    HttpClient client = HttpClient.create()
+        .host(host)
+        .port(port)
+        .disableRetry(true);                     // no silent resend of a request, POSTs included
+    // every request carries the time left and, inside idempotentBy, the idempotency key
+    return IdempotencyKeyHeader.standard().sendOn(DeadlineHeader.standard().sendOn(client));
   }
   // end-snippet
 
   // snippet:cookbook-reactor-netty-tool
   /** A read-only tool: GET {@code path}; an attempt gets at most 2 s, the whole call 10 s. */
   public Mono<String> get(String path) {
-    return http.get().uri(path)
-        .responseSingle(ReactorNettyTools::bodyOrError)
+    return HttpResponses.bodyAsString(http.get().uri(path))        // an error status: HttpStatusException
         .transformDeferred(perCallTimeout(Duration.ofSeconds(2)))  // instead of responseTimeout
         .transformDeferred(guardedBy(breaker))
         .transformDeferred(retryWithBudget(retry))
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
   }
-
-  static Mono<String> bodyOrError(HttpClientResponse response, ByteBufMono body) {
-    if (response.status().code() < 400) {
-      return body.asString();
-    }
-    Map<String, List<String>> headers = new HashMap<>();   // Retry-After, x-should-retry, ...
-    response.responseHeaders().names().forEach(name -> headers.put(name, response.responseHeaders().getAll(name)));
-    return body.asString().defaultIfEmpty("").flatMap(text ->
-        Mono.error(new HttpStatusException(response.status().code(), headers, text)));
-  }
   // end-snippet
 
   // snippet:cookbook-reactor-netty-payment
-  /** A payment: at most one charge per booking; the API gets the key to dedupe on its side too. */
+  /** A payment: at most one charge per booking; the API gets the key (the client sends it) to dedupe too. */
   public Mono<String> deposit(Deposit deposit) {
     IdempotencyKey key = IdempotencyKey.explicit("payments.deposit", deposit.bookingId(), deposit);
-    return http.headers(h -> h.set("Idempotency-Key", key.value()))
-        .post().uri("/payments")
-        .send(ByteBufMono.fromString(Mono.just(deposit.bookingId() + "," + deposit.amountEuros())))
-        .responseSingle(ReactorNettyTools::bodyOrError)
+    return HttpResponses.bodyAsString(http.post().uri("/payments")
+            .send(ByteBufMono.fromString(Mono.just(deposit.bookingId() + "," + deposit.amountEuros()))))
         .transformDeferred(perCallTimeout(Duration.ofSeconds(2)))
         .transformDeferred(guardedBy(breaker))
         .transformDeferred(retryWithBudget(retry))
