@@ -5,6 +5,7 @@ import static io.breakwater.Breakwater.idempotentBy;
 import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.retryWithBudget;
 import static io.breakwater.Breakwater.sideEffect;
+import static io.breakwater.Breakwater.streamTimeouts;
 import static io.breakwater.Breakwater.withDeadline;
 
 import io.breakwater.breaker.CircuitBreaker;
@@ -17,7 +18,11 @@ import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.RetryPolicy;
+import io.breakwater.stream.ServerSentEvent;
+import io.breakwater.stream.ServerSentEvents;
+import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.ByteBufMono;
@@ -82,6 +87,19 @@ public final class ReactorNettyTools {
         .transformDeferred(idempotentBy(key, store, String.class))
         .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+  // end-snippet
+
+  // snippet:cookbook-reactor-netty-events
+  /** A job's progress as server-sent events, timed by progress: a first event in time, then no stall past idle. */
+  public Flux<String> events(String path, StreamTimeouts timeouts) {
+    return http.get().uri(path)
+        .response((response, body) -> response.status().code() >= 400
+            ? HttpResponses.statusError(response, body)
+            : ServerSentEvents.decode(body))          // comments (heartbeats) are not items
+        .map(ServerSentEvent::data)
+        .transformDeferred(streamTimeouts(timeouts))  // a stall cancels the response: its connection is closed
+        .transformDeferred(withDeadline(Duration.ofMinutes(5)));
   }
   // end-snippet
 

@@ -5,6 +5,7 @@ import static io.breakwater.Breakwater.idempotentBy;
 import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.retryWithBudget;
 import static io.breakwater.Breakwater.sideEffect;
+import static io.breakwater.Breakwater.streamTimeouts;
 import static io.breakwater.Breakwater.withDeadline;
 
 import io.breakwater.breaker.CircuitBreaker;
@@ -16,8 +17,10 @@ import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.spring.webflux.BreakwaterExchangeFilter;
+import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -89,6 +92,17 @@ public final class WebClientTools {
         .transformDeferred(idempotentBy(key, store, String.class))
         .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+  // end-snippet
+
+  // snippet:cookbook-webclient-events
+  /** A job's progress as server-sent events, timed by progress: a first event in time, then no stall past idle. */
+  public Flux<String> events(String path, StreamTimeouts timeouts) {
+    return http.get().uri(path)
+        .retrieve()
+        .bodyToFlux(String.class)                     // each event's data; comments (heartbeats) are not items
+        .transformDeferred(streamTimeouts(timeouts))  // a stall cancels the exchange: its connection is closed
+        .transformDeferred(withDeadline(Duration.ofMinutes(5)));
   }
   // end-snippet
 
