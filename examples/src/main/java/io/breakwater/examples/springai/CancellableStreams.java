@@ -45,7 +45,8 @@ import reactor.core.publisher.Flux;
  * Flux<ChatResponse> answer = streams.stream(model, new Prompt("Plan a trip to Lyon"));
  * }</pre>
  *
- * <p>One instance per model, or shared by several; thread-safe.
+ * <p>A model must be built with the {@link #customizer()} of the instance its streams go through (its interceptor
+ * cancels a call whose stream it does not know). One instance per model, or shared by several; thread-safe.
  */
 public final class CancellableStreams {
 
@@ -65,9 +66,14 @@ public final class CancellableStreams {
 
   /**
    * {@code model.stream(prompt)}, with its HTTP call cancelled when the returned {@code Flux} is cancelled. The model
-   * must have been built with {@link #customizer()}. Without options of its own, the prompt gets the model's.
+   * must have been built with this instance's {@link #customizer()}. Without options of its own, the prompt gets the
+   * model's; options of its own must be {@code OpenAiChatOptions}, as the model requires.
    */
   public Flux<ChatResponse> stream(OpenAiChatModel model, Prompt prompt) {
+    if (prompt.getOptions() != null && !(prompt.getOptions() instanceof OpenAiChatOptions)) {
+      return Flux.error(new IllegalArgumentException("The prompt's options are " + prompt.getOptions().getClass()
+          .getSimpleName() + ": give OpenAiChatOptions (the model takes no others), or none to use the model's"));
+    }
     return Flux.defer(() -> {
       String id = UUID.randomUUID().toString();
       AtomicReference<Object> call = new AtomicReference<>();
@@ -86,7 +92,8 @@ public final class CancellableStreams {
   // end-snippet
 
   private static Prompt withStreamId(Prompt prompt, OpenAiChatModel model, String id) {
-    OpenAiChatOptions options = prompt.getOptions() instanceof OpenAiChatOptions own ? own : model.getOptions();
+    OpenAiChatOptions options = prompt.getOptions() == null ? model.getOptions()
+        : (OpenAiChatOptions) prompt.getOptions();
     Map<String, String> headers = new HashMap<>(options.getCustomHeaders() == null ? Map.of()
         : options.getCustomHeaders());
     headers.put(STREAM_HEADER, id);

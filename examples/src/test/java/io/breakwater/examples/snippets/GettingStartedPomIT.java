@@ -84,15 +84,20 @@ class GettingStartedPomIT {
     List<Path> copied = copyThePagesSources(project);
     Path repository = repositoryWithThisBuildsArtifacts(WORK.resolve("repository"));
 
+    boolean finished;
     Process maven = new ProcessBuilder(mavenExecutable(), "-o", "-B", "-ntp", "-Dmaven.repo.local=" + repository,
         "test")
         .directory(project.toFile())
         .redirectErrorStream(true)
         .redirectOutput(WORK.resolve("build.log").toFile())
         .start();
-    boolean finished = maven.waitFor(8, TimeUnit.MINUTES);
-    if (!finished) {
-      maven.destroyForcibly();
+    try {
+      finished = maven.waitFor(8, TimeUnit.MINUTES);
+      if (!finished) {
+        maven.destroyForcibly().waitFor(1, TimeUnit.MINUTES);
+      }
+    } finally {
+      deleteRecursively(repository);   // the links only: nothing below them is touched, nor left for a later clean
     }
     String log = Files.readString(WORK.resolve("build.log"));
 
