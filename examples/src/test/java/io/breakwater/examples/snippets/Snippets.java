@@ -25,8 +25,8 @@ import java.util.stream.Stream;
  * each on its own line. In markdown, a fenced {@code java} block quotes it when the line right above the fence is
  * {@code <!-- snippet: <name> -->}; the block holds the region with its common indentation removed. With
  * {@code <!-- snippet: <name> with-imports -->} the block starts with the imports of the region's source file that the
- * region uses (a class's static members when the region calls one of them unqualified; never the examples' own
- * domain types), so that a reader can compile what they copy.
+ * region uses in its code, comments aside (a class's static members when the region calls one of them unqualified;
+ * never the examples' own domain types), so that a reader can compile what they copy.
  */
 final class Snippets {
 
@@ -37,6 +37,7 @@ final class Snippets {
   private static final Pattern NAME = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)*");
   private static final String FENCE = "```";
   private static final String EXAMPLES_PACKAGE = "io.breakwater.examples.";
+  private static final Pattern COMMENT = Pattern.compile("//[^\\n]*|/\\*.*?\\*/", Pattern.DOTALL);
 
   /** A named region of an example source, with the import lines of its file. */
   record Region(String name, Path file, int line, String text, List<String> fileImports) {
@@ -64,6 +65,7 @@ final class Snippets {
     }
 
     private boolean uses(String importLine) {
+      String code = COMMENT.matcher(text).replaceAll(" ");   // a name in a comment needs no import
       Matcher m = IMPORT.matcher(importLine);
       if (!m.matches()) {
         return true;
@@ -75,10 +77,10 @@ final class Snippets {
       if (m.group(3) != null) {
         // a whole class's static members: used when the region calls one unqualified; a whole package: always
         return m.group(1) == null || staticMembers(imported).stream().anyMatch(member -> Pattern
-            .compile("(?<![\\w.])" + Pattern.quote(member) + "\\b").matcher(text).find());
+            .compile("(?<![\\w.])" + Pattern.quote(member) + "\\b").matcher(code).find());
       }
       String name = imported.substring(imported.lastIndexOf('.') + 1);
-      return Pattern.compile("(?<![\\w.])" + Pattern.quote(name) + "\\b").matcher(text).find();
+      return Pattern.compile("(?<![\\w.])" + Pattern.quote(name) + "\\b").matcher(code).find();
     }
 
     /** The public static methods and fields of a class on the class path (all of them are candidates). */

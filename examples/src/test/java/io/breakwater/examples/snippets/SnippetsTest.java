@@ -68,7 +68,7 @@ class SnippetsTest {
           void c() {
             // snippet:two
             Mono<String> m = Mono.just("x").transformDeferred(withDeadline(Duration.ofSeconds(1)));
-            Order order = null;
+            Order order = null;   // not a List, nor an Entry
             // end-snippet
             // snippet:three
             int none = assertThat(1).actual();
@@ -99,7 +99,7 @@ class SnippetsTest {
         import reactor.core.publisher.Mono;
 
         Mono<String> m = Mono.just("x").transformDeferred(withDeadline(Duration.ofSeconds(1)));
-        Order order = null;""");
+        Order order = null;   // not a List, nor an Entry""");
     assertThat(regions.get("three").textWithImports()).isEqualTo("""
         import static org.assertj.core.api.Assertions.assertThat;
 
