@@ -274,7 +274,9 @@ public final class BenchmarkReport {
           .append(" warm-up, ").append(first.path("measurementIterations").asText()).append(" × ")
           .append(first.path("measurementTime").asText()).append(" measurement, `-prof gc`\n");
     }
-    md.append("- Machine: ").append(machine()).append("\n\n");
+    md.append("- Machine: ").append(machine()).append('\n');
+    md.append("- Load average when the report was written (1, 5, 15 min): ").append(loadAverage())
+        .append(" — other processes share the cores, and the fastest iteration is what they disturb least\n\n");
 
     md.append("## Targets (shared/PERFORMANCE.md)\n\n");
     List<String> targetRows = new ArrayList<>();
@@ -424,6 +426,15 @@ public final class BenchmarkReport {
     return abs >= 100 ? String.format(Locale.ROOT, "%.0f", value)
         : abs >= 0.01 || abs == 0 ? String.format(Locale.ROOT, "%.2f", value)
         : String.format(Locale.ROOT, "%.2g", value);
+  }
+
+  private static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return fields[0] + ", " + fields[1] + ", " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown (no /proc/loadavg)";
+    }
   }
 
   private static String machine() {
