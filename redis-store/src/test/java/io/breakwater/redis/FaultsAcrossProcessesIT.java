@@ -39,6 +39,7 @@ class FaultsAcrossProcessesIT {
   private static final int KEYS = Integer.getInteger("breakwater.faults.keys", 1000);
   private static final long LONG_LEASE = 15_000;   // outlives a Redis outage of 8 s
   private static final long SHORT_LEASE = 5_000;   // "a 5 s deadline, so a 5 s lease"
+  private static final long FAILOVER_LEASE = 30_000;   // outlives a failover (1 s to notice, up to 15 s to switch)
 
   /** One run's servers, workers and ledger. */
   private static final class Run implements AutoCloseable {
@@ -237,7 +238,7 @@ class FaultsAcrossProcessesIT {
         r.sentinel = new ProcessBuilder("redis-sentinel", conf.toString()).redirectErrorStream(true)
             .redirectOutput(r.dir.resolve("sentinel.log").toFile()).start();
         sleep(1_500);
-        r.startWorkers("sentinel://127.0.0.1:" + sentinelPort + "/bw", LONG_LEASE, false, replicas);
+        r.startWorkers("sentinel://127.0.0.1:" + sentinelPort + "/bw", FAILOVER_LEASE, false, replicas);
         r.awaitShare(0.3);
         primary.kill();
         r.awaitWorkers();
