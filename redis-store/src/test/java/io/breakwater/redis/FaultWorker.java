@@ -34,7 +34,10 @@ import reactor.util.retry.Retry;
  * One worker process of {@link FaultsAcrossProcessesIT}: calls every key once through {@code idempotentBy} with a
  * {@link RedisIdempotencyStore}, and its side effect appends {@code <key> <worker>} to a ledger file with a
  * synchronous write ({@code DSYNC}), so that the ledger survives every fault, the worker's own {@code kill -9}
- * included. Callers retry typed refusals. Prints {@code FINISHED <ok> <failed>} at the end.
+ * included. Callers retry typed refusals. With {@code checkOwner}, the side effect does what
+ * {@code docs/idempotency.md} recommends for effects that cannot be undone: it refuses to run unless
+ * {@code stillOwner()}, and after a takeover ({@code tookOverExpired()}) it asks the downstream system (the ledger)
+ * whether the previous owner already ran it. Prints {@code FINISHED <ok> <failed>} at the end.
  *
  * <p>Arguments: {@code <redis://host:port | sentinel://host:port/master> <worker> <keys> <ledger> <lease ms>
  * <check stillOwner: true|false> <replicas to WAIT for>}.
@@ -80,7 +83,7 @@ public final class FaultWorker {
     try (FileChannel out = FileChannel.open(ledger, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.APPEND, StandardOpenOption.DSYNC)) {
       Flux.fromIterable(order)
-          .flatMap(k -> call(k, worker, policy, out, checkOwner)
+          .flatMap(k -> call(k, worker, policy, out, ledger, checkOwner)
               .doOnNext(x -> ok.incrementAndGet())
               .onErrorResume(e -> {
                 failed.incrementAndGet();
@@ -96,13 +99,32 @@ public final class FaultWorker {
     }
   }
 
+  /** The downstream system's own record: the ledger line of key {@code k}, as a result, if there is one. */
+  private static String alreadyDone(Path ledger, int k) throws IOException {
+    for (String line : java.nio.file.Files.readAllLines(ledger, StandardCharsets.US_ASCII)) {
+      String[] parts = line.trim().split(" ");
+      if (parts.length == 2 && parts[0].equals(Integer.toString(k))) {
+        return k + ":" + parts[1];
+      }
+    }
+    return null;
+  }
+
   private static Mono<String> call(int k, String worker, IdempotencyPolicy policy, FileChannel ledger,
-      boolean checkOwner) {
+      Path ledgerPath, boolean checkOwner) {
     IdempotencyKey key = IdempotencyKey.of("payments.charge", Map.of("order", k));
     Mono<String> sideEffect = Mono.delay(Duration.ofMillis(3))
         .then(Mono.deferContextual(ctx -> Mono.fromCallable(() -> {
-          if (checkOwner && !IdempotencyContext.current(ctx).orElseThrow().stillOwner()) {
+          IdempotencyContext claim = IdempotencyContext.current(ctx).orElseThrow();
+          if (checkOwner && !claim.stillOwner()) {
             throw new LeaseLostException();
+          }
+          if (checkOwner && claim.tookOverExpired()) {
+            // the previous owner may have run it and died (or froze) before recording it: ask downstream first
+            String done = alreadyDone(ledgerPath, k);
+            if (done != null) {
+              return done;
+            }
           }
           ledger.write(ByteBuffer.wrap((k + " " + worker + "\n").getBytes(StandardCharsets.US_ASCII)));
           return k + ":" + worker;

@@ -199,8 +199,9 @@ class FaultsAcrossProcessesIT {
   }
 
   @Test
-  void aWorkerFrozenLongerThanItsLeaseRunsNothingTwiceWhenItsSideEffectChecksStillOwner() throws Exception {
-    assertThat(standalone("worker SIGSTOP 7 s, lease 5 s, side effect checks stillOwner()", SHORT_LEASE, true,
+  void aWorkerFrozenLongerThanItsLeaseRunsNothingTwiceWhenItsSideEffectChecksItsClaim() throws Exception {
+    assertThat(standalone("worker SIGSTOP 7 s, lease 5 s, side effect checks stillOwner() and tookOverExpired()",
+        SHORT_LEASE, true,
         r -> {
           try {
             r.signal(r.workers.get(0), "STOP");
