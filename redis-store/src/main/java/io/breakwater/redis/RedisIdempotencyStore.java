@@ -190,16 +190,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
     return Mono.defer(() -> {
       RBatchReactive batch = redisson.createBatch(durability);
-      Mono<R> reply = batch.getScript(StringCodec.INSTANCE).eval(redisKey(key), RScript.Mode.READ_WRITE, script,
-          type, List.of(redisKey(key)), args);
-      return Mono.zip(reply.map(r -> (Object) r).defaultIfEmpty(NO_REPLY), batch.execute())
-          .flatMap(both -> both.getT2().getSyncedSlaves() < replicasToWaitFor
-              ? Mono.error(new NotReplicatedException(both.getT2().getSyncedSlaves(), replicasToWaitFor))
-              : both.getT1() == NO_REPLY ? Mono.empty() : Mono.just((R) both.getT1()));
+      // subscribing queues the script in the batch; its reply comes back with the batch's result
+      batch.getScript(StringCodec.INSTANCE).eval(redisKey(key), RScript.Mode.READ_WRITE, script, type,
+          List.of(redisKey(key)), args).subscribe(null, error -> { });
+      return batch.execute().flatMap(result -> result.getSyncedSlaves() < replicasToWaitFor
+          ? Mono.error(new NotReplicatedException(result.getSyncedSlaves(), replicasToWaitFor))
+          : Mono.justOrEmpty((R) result.getResponses().get(0)));
     });
   }
 
-  private static final Object NO_REPLY = new Object();
 
   private static Claim toClaim(List<Object> reply) {
     String type = String.valueOf(reply.get(0));

@@ -242,6 +242,10 @@ class FaultsAcrossProcessesIT {
         r.startWorkers("sentinel://127.0.0.1:" + sentinelPort + "/bw", FAILOVER_LEASE, false, replicas);
         r.awaitShare(0.3);
         primary.kill();
+        // the failed node comes back a few seconds later, and Sentinel makes it a replica of the new primary: with
+        // WAIT 1, writes wait for it (no replica at all would refuse every claim, failing closed)
+        sleep(4_000);
+        primary.restart();
         r.awaitWorkers();
         duplicates.add(report(fault, run, r));
       }
