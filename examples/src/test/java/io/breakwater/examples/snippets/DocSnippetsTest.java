@@ -97,11 +97,16 @@ class DocSnippetsTest {
     Map<Path, Block> firstOfPage = new LinkedHashMap<>();
     blocks.forEach(b -> firstOfPage.putIfAbsent(b.page(), b));
     List<String> withoutImports = firstOfPage.values().stream()
-        .filter(b -> !b.withImports())
+        .filter(b -> !b.withImports() && !showsImports(b.text()))
         .map(b -> Snippets.where(b.page(), b.fenceLine() - 1) + ": the page's first snippet must show its imports: "
             + "write <!-- snippet: " + b.name() + " with-imports --> and refresh (see this test's javadoc)")
         .toList();
     assertThat(withoutImports).isEmpty();
+  }
+
+  /** A block that is itself a list of imports (as a page may show before quoting a class's parts) shows them. */
+  private static boolean showsImports(String text) {
+    return text.lines().anyMatch(line -> line.startsWith("import "));
   }
 
   @Test
