@@ -38,15 +38,20 @@ import java.util.stream.Stream;
  * <p>To accept a change, regenerate the file and commit it with the change:
  *
  * <pre>{@code
- * mvn -B -ntp -pl core test -Dtest=ApiSurfaceTest -Dbreakwater.api.update=true
+ * mvn -B -ntp test -Dtest=ApiSurfaceTest -Dsurefire.failIfNoSpecifiedTests=false -Dbreakwater.api.update=true
  * }</pre>
  *
- * <p>(for another module, {@code -pl <module> -am -Dsurefire.failIfNoSpecifiedTests=false}).
+ * <p>rewrites the file of every library module at once (core, redis-store, spring-webflux, spring-boot-starter);
+ * {@code -pl <module> -am} limits it to one.
  */
 public final class ApiSurface {
 
   /** The system property that rewrites the committed file instead of comparing with it. */
   public static final String UPDATE = "breakwater.api.update";
+
+  /** The one command that rewrites the API file of every library module (run from the project's root). */
+  public static final String REGENERATE_ALL =
+      "mvn -B -ntp test -Dtest=ApiSurfaceTest -Dsurefire.failIfNoSpecifiedTests=false -D" + UPDATE + "=true";
 
   private static final String INTERNAL = "io.breakwater.internal";
 
@@ -75,8 +80,8 @@ public final class ApiSurface {
       if (!diff.isEmpty()) {
         fail("The public API of " + artifact + " differs from " + module + "/" + file + ":\n" + diff
             + "\nIf the change is intended, regenerate the file and commit it with your change:\n"
-            + "  mvn -B -ntp -pl " + module + (module.equals("core") ? "" : " -am -Dsurefire.failIfNoSpecifiedTests=false")
-            + " test -Dtest=ApiSurfaceTest -D" + UPDATE + "=true\n"
+            + "  " + REGENERATE_ALL + "\n"
+            + "(every library module at once, from the project's root; only this one: add -pl " + module + " -am)\n"
             + "If it is not, make the addition package-private or move it to " + INTERNAL + ".");
       }
     } catch (IOException e) {
