@@ -21,7 +21,7 @@ import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.StreamTimeouts;
 import io.breakwater.stream.llm.Dialect;
-import io.breakwater.stream.llm.LlmChunk;
+import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamClient;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -147,7 +147,7 @@ public final class TravelAgent {
           return model.stream(Map.of("model", "local-planner", "stream", true, "messages", List.of(
               Map.of("role", "user", "content", "Plan the trip with: " + found))));
         }))
-        .map(LlmChunk::text)
+        .ofType(LlmDelta.Text.class).map(LlmDelta.Text::text)
         .doOnNext(answer::append)
         .then(Mono.fromCallable(answer::toString))
         .transformDeferred(withTaskBudget(budget));
