@@ -313,6 +313,7 @@ public final class LlmStreamClient {
       s.dialect = dialect;
       s.mapper = mapper;
       s.transport = transport != null ? transport : new HttpTransport(http(), path);
+      s.headers = Map.copyOf(headers);
       s.maxEventBytes = maxEventBytes;
       s.timeouts = timeouts != null ? timeouts
           : StreamTimeouts.builder().firstItemFromDeadline().idleFromDeadline().meterRegistry(meterRegistry).build();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakwater.stream.llm.Citation;
 import io.breakwater.stream.llm.LlmDelta;
+import java.util.function.UnaryOperator;
 
 /**
  * Anthropic Messages: {@code message_start} (id, model, input usage), content blocks by index ({@code text},
@@ -13,8 +14,8 @@ import io.breakwater.stream.llm.LlmDelta;
  */
 final class AnthropicDecoder extends DialectDecoder {
 
-  AnthropicDecoder(ObjectMapper mapper, String source) {
-    super(mapper, source);
+  AnthropicDecoder(ObjectMapper mapper, String source, UnaryOperator<String> mask) {
+    super(mapper, source, mask);
   }
 
   @Override

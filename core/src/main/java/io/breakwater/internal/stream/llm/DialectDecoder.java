@@ -8,6 +8,7 @@ import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamException;
 import io.breakwater.stream.llm.TokenUsage;
 import java.io.IOException;
+import java.util.function.UnaryOperator;
 
 /**
  * Turns the events of one dialect into {@link LlmDelta}s, the terminal signal and server errors. One per call: it
@@ -38,6 +39,8 @@ abstract class DialectDecoder {
 
   final ObjectMapper mapper;
   final String source;
+  /** Masks the client's secrets in server text before it goes into an exception. */
+  private final UnaryOperator<String> mask;
 
   private String responseId = "";
   private String model = "";
@@ -47,19 +50,25 @@ abstract class DialectDecoder {
   private long cached = -1;
   private long reasoning = -1;
 
-  DialectDecoder(ObjectMapper mapper, String source) {
+  DialectDecoder(ObjectMapper mapper, String source, UnaryOperator<String> mask) {
     this.mapper = mapper;
     this.source = source;
+    this.mask = mask;
   }
 
-  static DialectDecoder of(Dialect dialect, ObjectMapper mapper, String source) {
+  static DialectDecoder of(Dialect dialect, ObjectMapper mapper, String source, UnaryOperator<String> mask) {
     return switch (dialect) {
-      case OPENAI_CHAT -> new OpenAiChatDecoder(mapper, source);
-      case OPENAI_RESPONSES -> new ResponsesDecoder(mapper, source);
-      case ANTHROPIC_MESSAGES -> new AnthropicDecoder(mapper, source);
-      case GEMINI -> new GeminiDecoder(mapper, source);
-      case OLLAMA -> new OllamaDecoder(mapper, source);
+      case OPENAI_CHAT -> new OpenAiChatDecoder(mapper, source, mask);
+      case OPENAI_RESPONSES -> new ResponsesDecoder(mapper, source, mask);
+      case ANTHROPIC_MESSAGES -> new AnthropicDecoder(mapper, source, mask);
+      case GEMINI -> new GeminiDecoder(mapper, source, mask);
+      case OLLAMA -> new OllamaDecoder(mapper, source, mask);
     };
+  }
+
+  /** The server's error, its text masked (and quoted by the exception). */
+  final LlmStreamException serverError(String type, String code, String message) {
+    return new LlmStreamException(source, mask.apply(type), mask.apply(code), mask.apply(message));
   }
 
   /** Decodes one event ({@code type} is the SSE event type, {@code "message"} for NDJSON lines). */
@@ -85,13 +94,13 @@ abstract class DialectDecoder {
     try {
       JsonNode json = mapper.readTree(data);
       if (json == null || json.isMissingNode()) {
-        out.fail(new LlmStreamException(source, "invalid_json", "", "empty event data"));
+        out.fail(serverError("invalid_json", "", "empty event data"));
         return null;
       }
       out.raw(type, json);
       return json;
     } catch (IOException e) {
-      out.fail(new LlmStreamException(source, "invalid_json", "", "unparseable event data: " + data));
+      out.fail(serverError("invalid_json", "", "unparseable event data: " + data));
       return null;
     }
   }
@@ -168,7 +177,7 @@ abstract class DialectDecoder {
   final LlmStreamException error(JsonNode json) {
     JsonNode error = json.has("error") ? json.path("error") : json;
     if (error.isTextual()) {
-      return new LlmStreamException(source, "", "", error.asText());
+      return serverError("", "", error.asText());
     }
     String code = error.path("code").isValueNode() ? error.path("code").asText() : "";
     String type = text(error.path("type"));
@@ -179,7 +188,7 @@ abstract class DialectDecoder {
       type = "";
     }
     JsonNode message = error.path("message");
-    return new LlmStreamException(source, type.isEmpty() ? text(error.path("status")) : type, code,
+    return serverError(type.isEmpty() ? text(error.path("status")) : type, code,
         message.isTextual() ? message.asText() : error.toString());
   }
 }

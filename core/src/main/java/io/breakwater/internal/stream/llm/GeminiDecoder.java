@@ -7,6 +7,7 @@ import io.breakwater.stream.llm.FinishReason;
 import io.breakwater.stream.llm.LlmDelta;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Google Gemini {@code streamGenerateContent?alt=sse} (the Gemini API and Vertex AI): candidates with parts
@@ -21,8 +22,8 @@ final class GeminiDecoder extends DialectDecoder {
   private final Map<Integer, Integer> calls = new HashMap<>(2);
   private boolean finished;
 
-  GeminiDecoder(ObjectMapper mapper, String source) {
-    super(mapper, source);
+  GeminiDecoder(ObjectMapper mapper, String source, UnaryOperator<String> mask) {
+    super(mapper, source, mask);
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.breakwater.Breakwater;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.failure.HttpStatusException;
 import io.breakwater.failure.Retryability;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.retry.RetryExhaustedException;
@@ -84,6 +85,8 @@ final class LlmCall implements DialectDecoder.Out {
   private final Scheduler clock;
   private final long startNanos;
   private final ResponseAssembler assembler;
+  /** The request as JSON, parsed on the failure path only, to mask echoed values of its sensitive fields. */
+  @Nullable private JsonNode requestJson;
 
   // across attempts
   private int attempts;
@@ -134,7 +137,11 @@ final class LlmCall implements DialectDecoder.Out {
         .transform(Breakwater.withDeadline(maxDurationSpec()))
         .onErrorMap(this::finalError)
         .concatMapIterable(Item.Batch::deltas);
-    return engine.listener == null ? deltas : deltas.doFinally(this::report);
+    // reported before the subscriber sees the end, so that whoever waits for the stream also sees its event
+    return engine.listener == null ? deltas : deltas
+        .doOnComplete(() -> report(SignalType.ON_COMPLETE))
+        .doOnError(e -> report(SignalType.ON_ERROR))
+        .doOnCancel(() -> report(SignalType.CANCEL));
   }
 
   /** The maximum duration, deriving its budgets as the caller's deadline does (it applies only if tighter). */
@@ -168,7 +175,7 @@ final class LlmCall implements DialectDecoder.Out {
     resumeFromSequence = -1;
     Attempt request;
     if (!resume) {
-      decoder = DialectDecoder.of(engine.dialect, engine.mapper, engine.source);
+      decoder = DialectDecoder.of(engine.dialect, engine.mapper, engine.source, this::mask);
       request = new Attempt(attempts, body, null, null, -1);
     } else if (engine.dialect == Dialect.OPENAI_RESPONSES) {
       resumeFromSequence = lastSequence;
@@ -177,7 +184,7 @@ final class LlmCall implements DialectDecoder.Out {
       resumeFromId = lastEventId;
       request = new Attempt(attempts, body, lastEventId, null, -1);
     }
-    Flux<ByteBuf> bytes = engine.transport.open(request);
+    Flux<ByteBuf> bytes = engine.transport.open(request).onErrorMap(HttpStatusException.class, this::masked);
     Flux<Item> items = (engine.dialect.isNdjson()
         ? engine.ndjson.lines(bytes).<Item>handle(this::onLine)
         : engine.sse.events(bytes).<Item>handle(this::onEvent))
@@ -334,6 +341,30 @@ final class LlmCall implements DialectDecoder.Out {
     } catch (NumberFormatException notNumeric) {
       return id.equals(resumeFrom);
     }
+  }
+
+  /** Server text with the client's secrets masked. */
+  private String mask(String text) {
+    if (requestJson == null) {
+      try {
+        requestJson = engine.mapper.readTree(body);
+      } catch (java.io.IOException | RuntimeException notJson) {
+        requestJson = engine.mapper.createObjectNode();
+      }
+    }
+    return engine.secrets.mask(text, requestJson);
+  }
+
+  /** An error status whose excerpt echoes a secret, with it masked (the same exception when it does not). */
+  private Throwable masked(HttpStatusException error) {
+    String message = error.getMessage();
+    String masked = mask(message);
+    if (masked.equals(message)) {
+      return error;
+    }
+    String prefix = "HTTP " + error.status() + ": ";
+    return new HttpStatusException(error.status(), error.headers(),
+        masked.startsWith(prefix) ? masked.substring(prefix.length()) : masked);
   }
 
   // ---- what the caller receives ----

@@ -13,6 +13,7 @@ import io.breakwater.stream.llm.LlmDelta;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
@@ -47,12 +48,15 @@ public final class LlmStreamEngine {
   final MeterRegistry meterRegistry;
   @Nullable final Consumer<LlmCallEvent> listener;
   final DeadlineSpec maxDurationSpec;
+  final SecretMask secrets;
 
   /** The settings of an engine; the builder of {@code LlmStreamClient} fills one. */
   public static final class Settings {
     public Dialect dialect;
     public ObjectMapper mapper;
     public Transport transport;
+    /** The headers sent with every request: credentials among them are masked where a server echoes them. */
+    public Map<String, String> headers = Map.of();
     public int maxEventBytes;
     public StreamTimeouts timeouts;
     public RetryPolicy retry;
@@ -96,6 +100,7 @@ public final class LlmStreamEngine {
       spec.scheduler(s.scheduler);
     }
     this.maxDurationSpec = spec.build();
+    this.secrets = new SecretMask(s.headers);
   }
 
   /** Streams the response to {@code body}; each subscription is one call. */

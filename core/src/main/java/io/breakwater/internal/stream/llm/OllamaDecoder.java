@@ -3,6 +3,7 @@ package io.breakwater.internal.stream.llm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakwater.stream.llm.LlmDelta;
+import java.util.function.UnaryOperator;
 
 /**
  * Ollama's native API, one JSON object per line: {@code /api/chat} ({@code message.content},
@@ -14,8 +15,8 @@ final class OllamaDecoder extends DialectDecoder {
 
   private int calls;
 
-  OllamaDecoder(ObjectMapper mapper, String source) {
-    super(mapper, source);
+  OllamaDecoder(ObjectMapper mapper, String source, UnaryOperator<String> mask) {
+    super(mapper, source, mask);
   }
 
   @Override

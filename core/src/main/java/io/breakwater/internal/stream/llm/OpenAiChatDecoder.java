@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakwater.stream.llm.LlmDelta;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * OpenAI chat completions and the servers compatible with it. Deviations handled: role-only and empty deltas
@@ -20,8 +21,8 @@ final class OpenAiChatDecoder extends DialectDecoder {
   private Map<Long, Boolean> startedCalls;
   private Map<Integer, Integer> callsPerChoice;
 
-  OpenAiChatDecoder(ObjectMapper mapper, String source) {
-    super(mapper, source);
+  OpenAiChatDecoder(ObjectMapper mapper, String source, UnaryOperator<String> mask) {
+    super(mapper, source, mask);
   }
 
   @Override

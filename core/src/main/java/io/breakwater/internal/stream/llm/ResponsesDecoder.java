@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakwater.stream.llm.Citation;
 import io.breakwater.stream.llm.FinishReason;
 import io.breakwater.stream.llm.LlmDelta;
+import java.util.function.UnaryOperator;
 
 /**
  * OpenAI Responses: {@code response.created} (id, model, {@code background}), text, refusal, function-call and
@@ -18,8 +19,8 @@ final class ResponsesDecoder extends DialectDecoder {
   private boolean background;
   private boolean functionCalls;
 
-  ResponsesDecoder(ObjectMapper mapper, String source) {
-    super(mapper, source);
+  ResponsesDecoder(ObjectMapper mapper, String source, UnaryOperator<String> mask) {
+    super(mapper, source, mask);
   }
 
   /** Only a background response can be streamed again from a sequence number. */
