@@ -1,5 +1,6 @@
 package io.breakwater.stream.llm;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Objects;
 
@@ -32,7 +33,8 @@ import java.util.Objects;
  */
 public sealed interface LlmDelta {
 
-  /** Whether this delta is content (model output) rather than framing. */
+  /** Whether this delta is content (model output) rather than framing. Not a JSON property. */
+  @JsonIgnore
   default boolean isContent() {
     return false;
   }
