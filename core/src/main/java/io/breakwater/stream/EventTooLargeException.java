@@ -5,7 +5,8 @@ import io.breakwater.failure.FailureKind;
 
 /**
  * Signalled by the {@link ServerSentEvents} decoder when a line, or the event being assembled, grows past the
- * configured limit, instead of buffering without bound. Retrying would receive the same event, so its kind is
+ * configured limit, instead of buffering without bound; also by {@link JsonLines} for a line over its limit, and as
+ * the cause of the truncation of an LLM response whose output passes {@code maxResponseBytes}. Retrying would receive the same event, so its kind is
  * {@link FailureKind#INVALID_ARGUMENT} (non-retryable). The message names the limit and how to raise it:
  *
  * <pre>{@code
