@@ -306,4 +306,19 @@ class LlmDialectsTest {
     assertThat(error).isInstanceOf(StreamTruncatedException.class).hasNoCause();
     assertThat(LlmResponse.partialOf(error).orElseThrow().text()).isEqualTo("Take the TGV.");
   }
+
+  @Test
+  void hostileNumbersAndIndexesAreClampedOrIgnored() {
+    String body = chat("{\"index\":-3,\"delta\":{\"content\":\"neg\"}},{\"index\":2147483647,\"delta\":"
+            + "{\"content\":\"max\",\"tool_calls\":[{\"index\":-2147483648,\"id\":\"c\",\"function\":{\"name\":"
+            + "\"f\",\"arguments\":\"{}\"}}]}}")
+        + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":-5,\"completion_tokens\":1e400,"
+        + "\"total_tokens\":\"many\",\"prompt_tokens_details\":{\"cached_tokens\":99999999999999999999999}}}\n\n"
+        + CHAT_DONE;
+    LlmResponse r = assemble(Dialect.OPENAI_CHAT, body);
+    assertThat(r.choice(0).text()).isEqualTo("neg");
+    assertThat(r.choice(Integer.MAX_VALUE).text()).isEqualTo("max");
+    assertThat(r.choice(Integer.MAX_VALUE).toolCalls()).extracting(ToolCall::index).containsExactly(Integer.MIN_VALUE);
+    assertThat(r.usage()).isEqualTo(new TokenUsage(0, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, 0));
+  }
 }

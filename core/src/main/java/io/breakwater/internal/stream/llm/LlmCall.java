@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -79,8 +80,12 @@ final class LlmCall implements DialectDecoder.Out {
     }
   }
 
+  private static final AtomicIntegerFieldUpdater<LlmCall> REPORTED =
+      AtomicIntegerFieldUpdater.newUpdater(LlmCall.class, "reported");
+
   private final LlmStreamEngine engine;
   private final byte[] body;
+  private volatile int reported;
   private final ContextView context;
   private final Scheduler clock;
   private final long startNanos;
@@ -465,6 +470,9 @@ final class LlmCall implements DialectDecoder.Out {
   }
 
   private void report(SignalType signal) {
+    if (REPORTED.getAndSet(this, 1) != 0) {
+      return;   // a cancel racing the end reports once
+    }
     long now = clock.now(TimeUnit.NANOSECONDS);
     Throwable error = finalized;
     LlmCallEvent.Outcome outcome = signal == SignalType.CANCEL ? LlmCallEvent.Outcome.CANCELLED
