@@ -183,6 +183,9 @@ public final class BenchmarkReport {
     Double p9 = overheadRatio("PipelineBenchmark", "baseline", "breakwater", "resilience4j", true);
     targets.add(target("P9", "allocation of the composed happy path / Resilience4j's stack", "≤ 0.5", p9,
         p9 != null && p9 <= 0.5));
+    Double p12 = scoreRatio("LlmAssembleBenchmark", "assemble", "decode");
+    targets.add(target("P12", "assembling an LLM response (`LlmStreamClient` + `LlmResponse.aggregate`) / decoding "
+        + "the same stream (SSE + Jackson), per event", "≤ 2×", p12, p12 != null && p12 <= 2));
     return targets;
   }
 
