@@ -344,7 +344,9 @@ class LlmStreamClientIT {
                 + "\"background\":true}"),
             responsesEvent(1, "response.in_progress", "\"response\":{\"id\":\"resp_42\"}"),
             responsesDelta(2, "Hel"), responsesDelta(3, "lo")))
-        : sse(res, Flux.just(responsesDelta(3, "lo"), responsesDelta(4, " wor"), responsesDelta(5, "ld"),
+        : sse(res, Flux.just(   // replayed from before starting_after: the client drops what it already has
+            responsesEvent(1, "response.in_progress", "\"response\":{\"id\":\"resp_42\"}"),
+            responsesDelta(2, "Hel"), responsesDelta(3, "lo"), responsesDelta(4, " wor"), responsesDelta(5, "ld"),
             responsesEvent(6, "response.completed", "\"response\":{\"id\":\"resp_42\"}"))));
     Outcome outcome = run(client(Dialect.OPENAI_RESPONSES).build().stream(Map.of("model", "test",
         "input", "hi", "background", true)));

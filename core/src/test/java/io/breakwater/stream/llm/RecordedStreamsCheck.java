@@ -82,7 +82,7 @@ class RecordedStreamsCheck {
   // ---- the README's expected values ----
 
   /** One recording's row: the cells of its table line. */
-  record Row(String file, String text, String calls, String finish, String usage) {
+  record Row(String file, String source, String text, String calls, String finish, String usage) {
     Dialect dialect() {
       if (file.startsWith("openai-responses")) {
         return Dialect.OPENAI_RESPONSES;
@@ -109,7 +109,7 @@ class RecordedStreamsCheck {
       List<String> cells = cells(line);
       String file = spans(cells.get(0)).get(0);
       if (cells.size() >= 6 && (file.endsWith(".sse") || file.endsWith(".ndjson"))) {
-        rows.add(new Row(file, cells.get(2), cells.get(3), cells.get(4), cells.get(5)));
+        rows.add(new Row(file, cells.get(1), cells.get(2), cells.get(3), cells.get(4), cells.get(5)));
       }
     }
     return rows;
@@ -406,6 +406,13 @@ class RecordedStreamsCheck {
       }
     }
     problems.addAll(calls(row, r.toolCalls()));
+    Matcher citations = Pattern.compile("(\\d+) `citations_delta`").matcher(row.source());
+    if (citations.find()) {
+      int count = r.choices().stream().mapToInt(c -> c.citations().size()).sum();
+      if (count != Integer.parseInt(citations.group(1))) {
+        problems.add(count + " citations instead of " + citations.group(1));
+      }
+    }
     List<String> finish = spans(row.finish());
     if (!finish.isEmpty() && !row.finish().startsWith("none")) {
       for (LlmChoice c : r.choices()) {
