@@ -214,8 +214,9 @@ public final class LlmStreamClient {
 
     /**
      * How calls are retried and resumed ({@code maxRetries} counts both). Default: a policy named after the dialect
-     * ({@code llm:openai_chat}, so one retry budget per dialect in the JVM) with {@value #DEFAULT_MAX_RETRIES}
-     * retries and the policy's other defaults. Name yours after the endpoint.
+     * ({@code llm:openai_chat}, the {@code dependency} tag of its meters) with {@value #DEFAULT_MAX_RETRIES} retries
+     * and the policy's other defaults, among them a retry budget of this client's own. Name yours after the endpoint,
+     * and pass one policy to every client of that endpoint so that they share its budget.
      */
     public Builder retry(RetryPolicy retry) {
       this.retry = Objects.requireNonNull(retry, "retry");
