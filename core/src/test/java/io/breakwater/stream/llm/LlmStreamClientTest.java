@@ -257,7 +257,7 @@ class LlmStreamClientTest {
   @Test
   void aLengthFinishIsAnIncompleteResponseNotASuccess() {
     LlmStreamClient client = client(Dialect.OPENAI_CHAT, ScriptedTransport.always(CHAT_LENGTH.body())).build();
-    StepVerifier.create(client.stream(REQUEST))
+    StepVerifier.withVirtualTime(() -> client.stream(REQUEST))
         .expectNextMatches(d -> d instanceof LlmDelta.Metadata)
         .expectNext(new LlmDelta.Text(0, "{\""), new LlmDelta.Finish(0, FinishReason.LENGTH, "length"))
         .expectNextMatches(d -> d instanceof LlmDelta.Usage)
@@ -271,8 +271,8 @@ class LlmStreamClientTest {
         .verify(VERIFY);
     assertThat(events).singleElement()
         .satisfies(e -> assertThat(e.outcome()).isEqualTo(LlmCallEvent.Outcome.INCOMPLETE));
-    StepVerifier.create(client(Dialect.OPENAI_RESPONSES, ScriptedTransport.always(RESPONSES_INCOMPLETE.body()))
-            .build().stream(REQUEST).as(LlmResponse::aggregate))
+    StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_RESPONSES,
+            ScriptedTransport.always(RESPONSES_INCOMPLETE.body())).build().stream(REQUEST).as(LlmResponse::aggregate))
         .expectError(LlmIncompleteException.class)
         .verify(VERIFY);
   }
@@ -347,7 +347,7 @@ class LlmStreamClientTest {
     LlmStreamClient client = client(Dialect.OPENAI_CHAT,
         ScriptedTransport.always(CHAT_ROLE, text("0123456789"), text("é"), text("more"), CHAT_DONE))
         .maxResponseBytes(11).build();
-    StepVerifier.create(client.stream(REQUEST))
+    StepVerifier.withVirtualTime(() -> client.stream(REQUEST))
         .expectNextCount(2)
         .expectErrorSatisfies(e -> {
           assertThat(e).isInstanceOf(StreamTruncatedException.class).hasCauseInstanceOf(EventTooLargeException.class);
@@ -467,7 +467,8 @@ class LlmStreamClientTest {
         + hostile.replace("\r", "\\r").replace("\n", "\\n") + "\"}}\n\n";
     LlmStreamClient client = client(Dialect.OPENAI_CHAT, ScriptedTransport.always(event))
         .maxEventBytes(4 * 1024 * 1024).build();
-    StepVerifier.create(client.stream(REQUEST))
+    // virtual time: decoding the 2 MB event may take seconds on a loaded machine, which is no first-token stall
+    StepVerifier.withVirtualTime(() -> client.stream(REQUEST))
         .expectErrorSatisfies(e -> {
           assertThat(e).isInstanceOf(LlmStreamException.class);
           assertThat(e.getMessage()).doesNotContain("\r").doesNotContain("\n").contains("\\r\\n2026-01-01");
@@ -492,7 +493,7 @@ class LlmStreamClientTest {
   @Test
   void aNonRetryableStatusIsTheCallersErrorAtOnce() {
     ScriptedTransport transport = ScriptedTransport.always(new HttpStatusException(400));
-    StepVerifier.create(client(Dialect.OPENAI_CHAT, transport).build().stream(REQUEST))
+    StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_CHAT, transport).build().stream(REQUEST))
         .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(HttpStatusException.class))
         .verify(VERIFY);
     assertThat(transport.attempts).hasSize(1);
@@ -504,7 +505,7 @@ class LlmStreamClientTest {
         .callListener(e -> {
           throw new IllegalStateException("listener bug");
         }).build();
-    StepVerifier.create(client.stream(REQUEST).as(LlmResponse::aggregate))
+    StepVerifier.withVirtualTime(() -> client.stream(REQUEST).as(LlmResponse::aggregate))
         .assertNext(r -> assertThat(r.text()).isEqualTo("Lyon is lovely in spring."))
         .verifyComplete();
   }
