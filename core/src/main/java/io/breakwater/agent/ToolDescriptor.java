@@ -52,8 +52,9 @@ import reactor.util.annotation.Nullable;
  *   <tr><td>{@code idempotency}</td><td>none</td><td>at most once per key; the key is the tool's name and its
  *       arguments without {@code transientFields} (see {@link Tool#withIdempotencyKey})</td></tr>
  *   <tr><td>{@code unavailableAfter}</td><td>timeout 3, connection 3, server_error 3, rate_limited 2,
- *       circuit_open 2, invalid_argument 3, client_error 3</td><td>failed calls of a kind after which the tool is
- *       written off for the rest of the task</td></tr>
+ *       circuit_open 2; invalid_argument 1, client_error 2</td><td>failed calls of a kind after which the tool is
+ *       written off for the rest of the task; for invalid_argument and client_error, failed calls with the same
+ *       arguments after which those arguments are refused without a call (the tool stays available)</td></tr>
  *   <tr><td>{@code alternates}</td><td>none</td><td>tools the model may use instead, named in failure
  *       feedback</td></tr>
  *   <tr><td>{@code classifier}</td><td>the retry policy's</td><td>failure kinds for counts, fallbacks and
@@ -233,8 +234,8 @@ public final class ToolDescriptor {
       unavailableAfter.put(FailureKind.SERVER_ERROR, 3);
       unavailableAfter.put(FailureKind.RATE_LIMITED, 2);
       unavailableAfter.put(FailureKind.CIRCUIT_OPEN, 2);
-      unavailableAfter.put(FailureKind.INVALID_ARGUMENT, 3);
-      unavailableAfter.put(FailureKind.CLIENT_ERROR, 3);
+      unavailableAfter.put(FailureKind.INVALID_ARGUMENT, 1);
+      unavailableAfter.put(FailureKind.CLIENT_ERROR, 2);
     }
 
     /** The tool's family; {@code null} for none. Default: the name up to its first {@code '.'}. */
@@ -278,7 +279,13 @@ public final class ToolDescriptor {
       return this;
     }
 
-    /** Write the tool off for the task after {@code failedCalls} failed calls of {@code kind}; 0 never does. */
+    /**
+     * Write the tool off for the task after {@code failedCalls} failed calls of {@code kind}; 0 never does. For
+     * {@link FailureKind#INVALID_ARGUMENT} and {@link FailureKind#CLIENT_ERROR}, refusals of the caller's own
+     * arguments, the tool is never written off: after {@code failedCalls} failed calls with the same arguments, those
+     * arguments are refused without a call ({@link ToolArgumentsRefusedException}), and other arguments still reach
+     * the tool.
+     */
     public Builder unavailableAfter(FailureKind kind, int failedCalls) {
       Objects.requireNonNull(kind, "kind");
       if (failedCalls < 0) {

@@ -6,7 +6,9 @@ import io.breakwater.failure.FailureKind;
 /**
  * Signalled at once, without calling the tool, when the tool has failed often enough in this task to be written off
  * for the rest of it (see {@link ToolDescriptor.Builder#unavailableAfter}). Its kind is
- * {@link FailureKind#CIRCUIT_OPEN}: a breaker scoped to one task. It is not retried, and fallbacks still apply.
+ * {@link FailureKind#CIRCUIT_OPEN}: a breaker scoped to one task. It is not retried. Fallbacks apply as they would to
+ * the failures that wrote the tool off ({@link #causeKind()}); refusals of the caller's own arguments never write a
+ * tool off (see {@link ToolArgumentsRefusedException}).
  *
  * <pre>{@code
  * flights.call(query)
@@ -35,7 +37,7 @@ public final class ToolUnavailableException extends RuntimeException implements 
     return tool;
   }
 
-  /** {@link FailureKind#CIRCUIT_OPEN}: not retryable in this task; fallbacks still apply. */
+  /** {@link FailureKind#CIRCUIT_OPEN}: not retryable in this task; fallbacks follow {@link #causeKind()}. */
   @Override
   public FailureKind failureKind() {
     return FailureKind.CIRCUIT_OPEN;

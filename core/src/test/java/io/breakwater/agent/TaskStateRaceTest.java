@@ -73,7 +73,7 @@ class TaskStateRaceTest {
       AtomicInteger reachedThreshold = new AtomicInteger();
       race((thread, i) -> {
         FailureKind kind = i % 2 == 0 ? FailureKind.TIMEOUT : FailureKind.SERVER_ERROR;
-        if (state.recordFailure("t" + (thread % 2), kind, "r", Map.of(FailureKind.TIMEOUT, 100)) == 100
+        if (state.recordFailure("t" + (thread % 2), kind, "r", Map.of(FailureKind.TIMEOUT, 100), null) == 100
             && kind == FailureKind.TIMEOUT) {
           reachedThreshold.incrementAndGet();
         }

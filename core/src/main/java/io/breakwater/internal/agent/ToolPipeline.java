@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.breakwater.Breakwater;
 import io.breakwater.agent.Fallbacks;
 import io.breakwater.agent.StepBudgetExhaustedException;
+import io.breakwater.agent.ToolArgumentsRefusedException;
 import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.agent.ToolOutcome;
 import io.breakwater.agent.ToolRateLimitedException;
@@ -157,6 +158,12 @@ public final class ToolPipeline<A, R> {
         record.refused = true;
         return Mono.error(new ToolRateLimitedException(descriptor.name(), Duration.ofNanos(wait)));
       }
+      ToolArgumentsRefusedException refusal = task.refusal(descriptor.name(), () -> argumentsKey(args),
+          descriptor.unavailableAfter());
+      if (refusal != null) {
+        record.refused = true;
+        return Mono.error(refusal);
+      }
       StepBudgetExhaustedException noStep = task.takeStep();
       if (noStep != null) {
         return Mono.error(noStep);
@@ -208,6 +215,16 @@ public final class ToolPipeline<A, R> {
     return CanonicalJson.sha256(CanonicalJson.write(args, CanonicalJson.Rules.NONE));
   }
 
+  /** The arguments' identity within a task (unredacted, never shown), or {@code null} if they have no JSON form. */
+  @Nullable
+  private static String argumentsKey(Object args) {
+    try {
+      return cacheKey(args);
+    } catch (RuntimeException notJson) {
+      return null;
+    }
+  }
+
   private Mono<ToolOutcome<R>> failed(A args, Throwable error, ContextView ctx, @Nullable TaskState task,
       CallRecord record) {
     FailureKind kind = descriptor.classifier().classify(error);
@@ -222,7 +239,8 @@ public final class ToolPipeline<A, R> {
     record.reason = reason;
     record.kind = kind;
     if (task != null && !record.refused && countsAgainstTool(kind)) {
-      task.recordFailure(descriptor.name(), kind, reason, descriptor.unavailableAfter());
+      task.recordFailure(descriptor.name(), kind, reason, descriptor.unavailableAfter(),
+          TaskState.callersMistake(kind) ? argumentsKey(args) : null);
       if (kind == FailureKind.RATE_LIMITED) {
         task.coolDown(descriptor.name(), record.clock.now(TimeUnit.NANOSECONDS) + rateLimitWaitNanos(error));
       }
@@ -230,10 +248,12 @@ public final class ToolPipeline<A, R> {
     Mono<ToolOutcome<R>> failure = Mono.fromSupplier(() -> new ToolOutcome.Failure<>(error,
         FailureAdvice.of(descriptor.name(), descriptor.alternates(), error, kind, reason,
             TaskState.remaining(ctx))));
-    if (fallbacks == null || !fallbacks.triggeredBy(kind)) {
+    // a tool written off for the task falls back as its cause would: never for the caller's own mistakes
+    FailureKind trigger = error instanceof ToolUnavailableException unavailable ? unavailable.causeKind() : kind;
+    if (fallbacks == null || TaskState.callersMistake(trigger) || !fallbacks.triggeredBy(trigger)) {
       return failure;
     }
-    return step(0, args, kind, record).switchIfEmpty(failure);
+    return step(0, args, trigger, record).switchIfEmpty(failure);
   }
 
   /**
