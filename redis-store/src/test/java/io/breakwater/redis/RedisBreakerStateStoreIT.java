@@ -127,6 +127,29 @@ class RedisBreakerStateStoreIT {
     }
   }
 
+  /**
+   * Issue 14, "also verify": {@code CLAIM} set the lease ({@code PEXPIRE}) only when the count went to 1, so a claim
+   * granted while another was held got what was left of the first one's lease: when it ended, two more probes were
+   * granted while the later one was still running, three probes for two permits.
+   */
+  @Test
+  void aLaterClaimIsNotCutShortByTheLeaseOfAnEarlierOne() throws InterruptedException {
+    RedisBreakerStateStore store = RedisBreakerStateStore.create(clients.standalone(redis.address()));
+    Duration lease = Duration.ofMillis(1_000);
+    String key = "bw:breaker:{leases}:probes";
+    assertThat(store.claimProbe("leases", 2, lease).block(Duration.ofSeconds(5))).isTrue();
+    Thread.sleep(600);
+    assertThat(store.claimProbe("leases", 2, lease).block(Duration.ofSeconds(5))).isTrue();
+    long pttl = Long.parseLong(redis.command("PTTL", key).replaceAll("[^0-9-]", ""));
+    assertThat(pttl).as("the second claim's lease, in ms").isGreaterThan(800);
+
+    Thread.sleep(600); // past the first claim's lease, within the second one's
+    Boolean third = store.claimProbe("leases", 2, lease).block(Duration.ofSeconds(5));
+    Boolean fourth = store.claimProbe("leases", 2, lease).block(Duration.ofSeconds(5));
+    assertThat(List.of(third, fourth)).as("claims granted while the second claim is held, with 2 permits")
+        .containsOnly(Boolean.FALSE);
+  }
+
   /** Commands Redis processed, other than the ones it answers to keep connections alive. */
   private long commands() {
     String info = redis.command("INFO", "commandstats");

@@ -222,13 +222,28 @@ public final class BreakerCore {
     };
   }
 
-  /** Claims a probe through the store; a store error counts as granted (local state decides). */
-  Mono<Boolean> claimProbe() {
+  /** The answer to a probe claim. */
+  enum Claim {
+    /** The store granted a claim: it must be released when the probe ends. */
+    GRANTED,
+    /** Another instance holds the claims. */
+    DENIED,
+    /**
+     * The store failed to answer: local state decides and the probe runs, but nothing is released afterwards, since
+     * the store may never have counted the claim (releasing it would free another instance's); if it did, its lease
+     * ends it.
+     */
+    UNANSWERED
+  }
+
+  /** Claims a probe through the store. */
+  Mono<Claim> claimProbe() {
     return store.claimProbe(name, probes, Duration.ofNanos(baseOpenNanos))
-        .defaultIfEmpty(Boolean.FALSE)
+        .map(granted -> granted ? Claim.GRANTED : Claim.DENIED)
+        .defaultIfEmpty(Claim.DENIED)
         .onErrorResume(e -> {
           LOG.warn("Breaker '{}': state store probe claim failed, using local state: {}", name, e.toString());
-          return Mono.just(Boolean.TRUE);
+          return Mono.just(Claim.UNANSWERED);
         });
   }
 
