@@ -149,29 +149,18 @@ class BreakerStateStoreTest {
   }
 
   /** A store whose probe claims fail; everything else goes to {@code delegate}. */
-  record FailingClaims(BreakerStateStore delegate) implements BreakerStateStore {
-    @Override
-    public Mono<Void> publish(StateTransition transition) {
-      return delegate.publish(transition);
-    }
-
-    @Override
-    public Flux<StateTransition> transitions(String breaker) {
-      return delegate.transitions(breaker);
+  static final class FailingClaims extends CountingStore {
+    FailingClaims(BreakerStateStore delegate) {
+      super(delegate);
     }
 
     @Override
     public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
       return Mono.error(new IllegalStateException("claim timed out"));
     }
-
-    @Override
-    public Mono<Void> releaseProbe(String breaker) {
-      return delegate.releaseProbe(breaker);
-    }
   }
 
-  static final class CountingStore implements BreakerStateStore {
+  static class CountingStore implements BreakerStateStore {
     final BreakerStateStore delegate;
     final AtomicInteger calls = new AtomicInteger();
 
