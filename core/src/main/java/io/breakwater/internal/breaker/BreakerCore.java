@@ -188,7 +188,7 @@ public final class BreakerCore {
             PHASE.compareAndSet(this, p, p.rampDone());
             return p;
           }
-          double fraction = rampStart + (1.0 - rampStart) * (double) (now - p.since) / rampNanos;
+          double fraction = Math.max(rampStart, rampStart + (1.0 - rampStart) * (double) (now - p.since) / rampNanos);
           long seq = p.rampSeq.getAndIncrement();
           // admit call seq when it brings floor(admitted) up: exactly `fraction` of any run of calls
           return (long) ((seq + 1) * fraction) > (long) (seq * fraction) ? p : null;
@@ -213,7 +213,7 @@ public final class BreakerCore {
     metrics.rejected();
     Phase p = phase;
     return switch (p.state) {
-      case OPEN -> CircuitBreakerOpenException.open(name, Duration.ofNanos(Math.max(0, p.until - now(clock))));
+      case OPEN -> CircuitBreakerOpenException.open(name, Duration.ofNanos(Math.max(0, p.until - now(clock))), probes);
       case HALF_OPEN -> new CircuitBreakerOpenException(name, State.HALF_OPEN, Duration.ZERO,
           probes + (probes == 1 ? " probe is" : " probes are") + " in flight; other calls are rejected until "
               + (probes == 1 ? "it ends" : "they end"));
@@ -413,9 +413,13 @@ public final class BreakerCore {
     }
   }
 
-  /** Applies a transition another instance published: its OPEN and CLOSED; each instance half-opens by itself. */
+  /**
+   * Applies a transition another instance published: its OPEN and CLOSED; each instance half-opens by itself. The
+   * transition is dated by this instance's clock when it arrives, never by the sender's: monotonic clocks of two hosts
+   * share no origin, so the open duration and the ramp-up are measured from local time only.
+   */
   void applyRemote(StateTransition t) {
-    long at = nanos(t.at());
+    long at = now(scheduler.get());
     for (;;) {
       Phase current = phase;
       Phase next;
@@ -435,7 +439,7 @@ public final class BreakerCore {
       }
       if (PHASE.compareAndSet(this, current, next)) {
         dispatcher.submit(new TransitionDispatcher.Pending(next.gen,
-            new StateTransition(name, current.state, next.state, t.at(), t.openDuration(), t.origin()), false));
+            new StateTransition(name, current.state, next.state, instant(at), t.openDuration(), t.origin()), false));
         return;
       }
     }
@@ -443,10 +447,6 @@ public final class BreakerCore {
 
   private static Instant instant(long nanos) {
     return Instant.ofEpochSecond(0, nanos);
-  }
-
-  private static long nanos(Instant at) {
-    return at.getEpochSecond() * 1_000_000_000L + at.getNano();
   }
 
 
