@@ -295,6 +295,48 @@ class ToolTest {
     assertThat(fx.events.get(0)).contains("\"outcome\":\"cancelled\"", "\"timeout_type\":null");
   }
 
+  /** Issue 26: only hard and per-call timeouts reached the meter, so an alert on idle or first_item never fired. */
+  @Test
+  void streamTimeoutsOfEachAttemptAreCountedByType() {
+    Tool<String, String> firstItem = Tool.of(fx.descriptor("llm.first").build(),
+        (String a) -> reactor.core.publisher.Flux.<String>never()
+            .transformDeferred(io.breakwater.Breakwater.firstItemTimeout(Duration.ofMillis(300))).next(),
+        String.class);
+    Tool<String, String> idle = Tool.of(fx.descriptor("llm.idle").build(),
+        (String a) -> reactor.core.publisher.Flux.concat(reactor.core.publisher.Flux.just("token"),
+                reactor.core.publisher.Flux.<String>never())
+            .transformDeferred(io.breakwater.Breakwater.idleTimeout(Duration.ofMillis(300))).last(),
+        String.class);
+    StepVerifier.withVirtualTime(() -> firstItem.outcome("a").then(idle.outcome("a")))
+        .thenAwait(Duration.ofSeconds(5))
+        .assertNext(o -> assertThat(o.forModel()).contains("kind: timeout"))
+        .expectComplete().verify(VERIFY);
+    // three attempts each (2 retries)
+    assertThat(fx.meters.counter("breakwater.tool.timeouts", "tool", "llm.first", "type", "first_item").count())
+        .isEqualTo(3);
+    assertThat(fx.meters.counter("breakwater.tool.timeouts", "tool", "llm.idle", "type", "idle").count())
+        .isEqualTo(3);
+    assertThat(fx.events).allSatisfy(e -> assertThat(e).containsAnyOf("\"timeout_type\":\"first_item\"",
+        "\"timeout_type\":\"idle\""));
+  }
+
+  /** Issue 26: without a deadline the per-attempt timeout ran on Schedulers.parallel(), not the descriptor's clock. */
+  @Test
+  void withoutADeadlineThePerAttemptTimeoutRunsOnTheDescriptorsScheduler() {
+    reactor.test.scheduler.VirtualTimeScheduler clock = reactor.test.scheduler.VirtualTimeScheduler.create();
+    Tool<String, String> tool = Tool.of(fx.descriptor("slow.tool").scheduler(() -> clock)
+            .retry(Fixtures.retry("slow", 0).scheduler(() -> clock).build()).build(),
+        (String a) -> Mono.never(), String.class);
+    java.util.concurrent.atomic.AtomicReference<ToolOutcome<String>> outcome =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    tool.outcome("a").subscribe(outcome::set);
+    clock.advanceTimeBy(Duration.ofMillis(1_999));
+    assertThat(outcome).hasValue(null);
+    clock.advanceTimeBy(Duration.ofMillis(1));
+    assertThat(outcome.get()).isInstanceOf(ToolOutcome.Failure.class)
+        .satisfies(o -> assertThat(o.forModel()).contains("kind: timeout", "no answer within 2s"));
+  }
+
   @Test
   void theTaskDeadlineEndingACallIsAHardTimeout() {
     Tool<String, String> tool = Tool.of(fx.descriptor("slow.tool").build(), (String a) -> Mono.never(),

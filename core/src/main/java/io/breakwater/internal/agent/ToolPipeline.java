@@ -18,6 +18,7 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.internal.deadline.DeadlineOperator;
 import io.breakwater.internal.idempotency.CanonicalJson;
 import io.breakwater.internal.idempotency.IdempotentOperator;
 import io.breakwater.stream.FirstItemTimeoutException;
@@ -197,11 +198,14 @@ public final class ToolPipeline<A, R> {
     long timeout = latency.timeoutNanos(deadline);
     long start = clock.now(TimeUnit.NANOSECONDS);
     return Mono.<R>defer(() -> call.apply(args))
-        .transformDeferred(Breakwater.perCallTimeout(Duration.ofNanos(timeout)))
+        .transformDeferred(DeadlineOperator.perCall(Duration.ofNanos(timeout), () -> clock))
         .doOnSuccess(v -> latency.record(clock.now(TimeUnit.NANOSECONDS) - start))
-        .doOnError(CallTimeoutException.class, e -> {
-          record.timeoutType = "per_call";
-          metrics.timeout("per_call");
+        .doOnError(e -> {
+          String type = timeoutType(e);
+          if (type != null && !"hard".equals(type)) {   // the task's deadline is counted once, by the call
+            record.timeoutType = type;
+            metrics.timeout(type);
+          }
         });
   }
 
