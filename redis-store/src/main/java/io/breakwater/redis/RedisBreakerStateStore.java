@@ -82,10 +82,18 @@ public final class RedisBreakerStateStore implements BreakerStateStore {
     return create(redisson, "bw:breaker:", Duration.ofMillis(500));
   }
 
+  /**
+   * A store with keys {@code <keyPrefix>{<breaker>}:…}: the breaker's name is the Redis Cluster hash tag, so a prefix
+   * with braces is refused.
+   */
   public static RedisBreakerStateStore create(RedissonReactiveClient redisson, String keyPrefix,
       Duration operationTimeout) {
     Objects.requireNonNull(redisson, "redisson");
     Objects.requireNonNull(keyPrefix, "keyPrefix");
+    if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+      throw new IllegalArgumentException("keyPrefix has a brace: braces make a Redis Cluster hash tag, which would put "
+          + "every breaker's keys in one slot; use a prefix without '{' and '}', e.g. \"bw:breaker:\"");
+    }
     if (operationTimeout.isNegative() || operationTimeout.isZero()) {
       throw new IllegalArgumentException("operationTimeout is " + operationTimeout + ": give a positive duration");
     }

@@ -187,6 +187,16 @@ class RedisBreakerStateStoreIT {
     }
   }
 
+  /** Issue 15 (low): braces in the prefix changed the hash tag, putting every breaker's keys in one slot. */
+  @Test
+  void aKeyPrefixWithBracesIsRefused() {
+    for (String prefix : List.of("bw:{all}:", "bw:}")) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> RedisBreakerStateStore.create(
+              clients.standalone(redis.address()), prefix, Duration.ofMillis(500)))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("brace");
+    }
+  }
+
   /**
    * Issue 14, "also verify": {@code CLAIM} set the lease ({@code PEXPIRE}) only when the count went to 1, so a claim
    * granted while another was held got what was left of the first one's lease: when it ended, two more probes were
