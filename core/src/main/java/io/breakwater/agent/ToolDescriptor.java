@@ -59,8 +59,10 @@ import reactor.util.annotation.Nullable;
  *       feedback</td></tr>
  *   <tr><td>{@code classifier}</td><td>the retry policy's</td><td>failure kinds for counts, fallbacks and
  *       feedback</td></tr>
- *   <tr><td>{@code redact}</td><td>password, secret, token, apiKey, api_key, authorization, cookie, ssn,
- *       cardNumber</td><td>fields masked in events, fingerprints and feedback (added to the defaults)</td></tr>
+ *   <tr><td>{@code redact}</td><td>every name that, in lower case without {@code _ - .}, contains token, secret,
+ *       password, passwd, passphrase, apikey, auth, credential, privatekey, session, cookie or cardnumber, or is
+ *       ssn</td><td>more fields masked in events, fingerprints and feedback (each matched as a whole name, on top of
+ *       the defaults)</td></tr>
  *   <tr><td>{@code logArgs}</td><td>none</td><td>top-level argument fields written in call events (masked if
  *       sensitive); otherwise only a fingerprint</td></tr>
  *   <tr><td>{@code meterRegistry}</td><td>{@code Metrics.globalRegistry}</td><td>tool meters</td></tr>
