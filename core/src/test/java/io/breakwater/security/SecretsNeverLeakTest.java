@@ -237,6 +237,7 @@ class SecretsNeverLeakTest {
         .retry(retry(name, 1).build())
         .breakers(breakers)
         .idempotency(idempotency)
+        .singleTenant()
         .redact("accountRef")
         .logArgs("query", "apiKey", "accountRef")
         .meterRegistry(meters)

@@ -9,15 +9,17 @@ import io.breakwater.agent.Fallbacks;
 import io.breakwater.agent.StepBudgetExhaustedException;
 import io.breakwater.agent.ToolArgumentsRefusedException;
 import io.breakwater.agent.ToolDescriptor;
+import io.breakwater.agent.ToolMisconfiguredException;
 import io.breakwater.agent.ToolOutcome;
 import io.breakwater.agent.ToolRateLimitedException;
 import io.breakwater.agent.ToolUnavailableException;
-import io.breakwater.failure.HttpStatusException;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyKeyException;
 import io.breakwater.internal.deadline.DeadlineOperator;
 import io.breakwater.internal.idempotency.CanonicalJson;
 import io.breakwater.internal.idempotency.IdempotentOperator;
@@ -30,6 +32,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -47,7 +50,7 @@ public final class ToolPipeline<A, R> {
   private final Function<? super A, ? extends Mono<R>> call;
   private final JavaType resultType;
   @Nullable
-  private final Function<? super A, IdempotencyKey> key;
+  private final BiFunction<? super A, ContextView, IdempotencyKey> key;
   @Nullable
   private final Fallbacks<A, R> fallbacks;
   @Nullable
@@ -58,7 +61,7 @@ public final class ToolPipeline<A, R> {
   private final Redactor redactor;
 
   private ToolPipeline(ToolDescriptor descriptor, Function<? super A, ? extends Mono<R>> call, JavaType resultType,
-      @Nullable Function<? super A, IdempotencyKey> key, @Nullable Fallbacks<A, R> fallbacks,
+      @Nullable BiFunction<? super A, ContextView, IdempotencyKey> key, @Nullable Fallbacks<A, R> fallbacks,
       @Nullable Cache<String, Object> stale, LatencyTimeouts latency, ToolMetrics metrics, CallEvents events,
       Redactor redactor) {
     this.descriptor = descriptor;
@@ -97,7 +100,7 @@ public final class ToolPipeline<A, R> {
     return new ToolPipeline<>(descriptor, call, resultType, key, chain, cache, latency, metrics, events, redactor);
   }
 
-  public ToolPipeline<A, R> withKey(Function<? super A, IdempotencyKey> idempotencyKey) {
+  public ToolPipeline<A, R> withKey(BiFunction<? super A, ContextView, IdempotencyKey> idempotencyKey) {
     return new ToolPipeline<>(descriptor, call, resultType, idempotencyKey, fallbacks, stale, latency, metrics,
         events, redactor);
   }
@@ -177,18 +180,63 @@ public final class ToolPipeline<A, R> {
     attempts = attempts.transformDeferred(Breakwater.retryWithBudget(descriptor.retry()));
     if (descriptor.idempotency() != null) {
       Mono<R> retried = attempts;
-      attempts = Mono.defer(() -> retried.transformDeferred(
-          new IdempotentOperator<R>(idempotencyKey(args), descriptor.idempotency(), resultType)));
+      attempts = Mono.deferContextual(ctx -> retried.transformDeferred(
+          new IdempotentOperator<R>(idempotencyKey(args, ctx), descriptor.idempotency(), resultType)));
     }
     return attempts.transformDeferred(Breakwater.sideEffect(descriptor.sideEffect()));
   }
 
-  private IdempotencyKey idempotencyKey(A args) {
+  /** The call's key, in the namespace the Context gives (or the default one, for a single-tenant tool). */
+  private IdempotencyKey idempotencyKey(A args, ContextView ctx) {
+    String namespace = namespace(ctx);
     if (key != null) {
-      return key.apply(args);
+      IdempotencyKey own = key.apply(args, ctx);
+      if (namespace != null && !namespace.equals(own.namespace())) {
+        throw new ToolMisconfiguredException(descriptor.name(), "the idempotency key given by withIdempotencyKey is "
+            + "not in the namespace the Context gives (the tenant): build it with IdempotencyKey.builder(tool)"
+            + ".namespace(..) or IdempotencyKey.explicit(namespace, ..) from the Context", null);
+      }
+      return own;
     }
-    return IdempotencyKey.builder(descriptor.name()).args(args)
-        .excluding(descriptor.transientFields().toArray(String[]::new)).build();
+    IdempotencyKey.Builder derived = IdempotencyKey.builder(descriptor.name()).args(args)
+        .excluding(descriptor.transientFields().toArray(String[]::new));
+    if (namespace == null) {
+      return derived.build();
+    }
+    try {
+      return derived.namespace(namespace).build();
+    } catch (IdempotencyKeyException e) {
+      try {
+        IdempotencyKey.explicit(namespace, descriptor.name(), "namespace-check", "");
+      } catch (IdempotencyKeyException badNamespace) {
+        throw new ToolMisconfiguredException(descriptor.name(), "the idempotency namespace the Context gives is not "
+            + "a plain name: " + badNamespace.getMessage(), badNamespace);
+      }
+      throw e;   // the arguments are at fault, not the namespace
+    }
+  }
+
+  /** The namespace the descriptor reads from the Context; {@code null} for a single-tenant tool. */
+  @Nullable
+  private String namespace(ContextView ctx) {
+    Function<ContextView, String> source = descriptor.idempotencyNamespace();
+    if (source == null) {
+      return null;
+    }
+    String namespace;
+    try {
+      namespace = source.apply(ctx);
+    } catch (RuntimeException e) {
+      throw new ToolMisconfiguredException(descriptor.name(), "its idempotencyNamespace(..) found no namespace (the "
+          + "tenant) in the Context (" + e.getClass().getSimpleName() + "): put it there, e.g. "
+          + ".contextWrite(Context.of(TENANT, tenantId)) around the task", e);
+    }
+    if (namespace == null) {
+      throw new ToolMisconfiguredException(descriptor.name(), "its idempotencyNamespace(..) gave null: put the "
+          + "namespace (the tenant) in the Context, e.g. .contextWrite(Context.of(TENANT, tenantId)) around the task",
+          null);
+    }
+    return namespace;
   }
 
   private Mono<R> attempt(A args, ContextView ctx, CallRecord record) {

@@ -116,7 +116,7 @@ public final class TravelAgent {
             .orDefault("[\"Walk the Alfama at dusk (offline suggestion)\"]").build());
     Tool<Deposit, String> payments = Tool.of(descriptor("payments.deposit", SideEffect.NON_IDEMPOTENT_WRITE,
                 breakers)
-            .idempotency(IdempotencyPolicy.builder(store).meterRegistry(meters).build()).build(),
+            .idempotency(IdempotencyPolicy.builder(store).meterRegistry(meters).build()).singleTenant().build(),
             (Deposit d) -> post(http, "/payments", d), String.class)
         .withIdempotencyKey((Deposit d) -> IdempotencyKey.explicit("payments.deposit", d.bookingId(), d));
     // A first token within 2 s, then a token at least every second: keep-alives alone do not count.
