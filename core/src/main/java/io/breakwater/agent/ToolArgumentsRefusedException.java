@@ -1,6 +1,5 @@
 package io.breakwater.agent;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 
 /**
@@ -15,12 +14,10 @@ import io.breakwater.failure.FailureKind;
  *     .onErrorResume(ToolArgumentsRefusedException.class, e -> Mono.just("fix: " + e.reason()));
  * }</pre>
  */
-public final class ToolArgumentsRefusedException extends RuntimeException implements BreakwaterException {
+public final class ToolArgumentsRefusedException extends AgentRejection {
 
   private static final long serialVersionUID = 1L;
 
-  private final String tool;
-  private final FailureKind kind;
   private final String reason;
   private final int failures;
 
@@ -31,24 +28,10 @@ public final class ToolArgumentsRefusedException extends RuntimeException implem
    * @param failures how many times the tool refused these arguments in this task
    */
   public ToolArgumentsRefusedException(String tool, FailureKind kind, String reason, int failures) {
-    super("Tool '" + tool + "' refused these arguments " + failures + (failures == 1 ? " time" : " times")
-        + " in this task (" + kind.tag() + ": " + reason + "); they were not sent again: change them");
-    this.tool = tool;
-    this.kind = kind;
+    super(tool, kind, "Tool '" + tool + "' refused these arguments " + failures + (failures == 1 ? " time" : " times")
+        + " in this task (" + kind.tag() + ": " + reason + "); they were not sent again: change them", null);
     this.reason = reason;
     this.failures = failures;
-  }
-
-  /** The tool's name. */
-  @Override
-  public String source() {
-    return tool;
-  }
-
-  /** The kind of the earlier refusal: {@link FailureKind#INVALID_ARGUMENT} or {@link FailureKind#CLIENT_ERROR}. */
-  @Override
-  public FailureKind failureKind() {
-    return kind;
   }
 
   /** Why the tool refused these arguments, redacted. */
@@ -59,10 +42,5 @@ public final class ToolArgumentsRefusedException extends RuntimeException implem
   /** How many times the tool refused these arguments in this task. */
   public int failures() {
     return failures;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

@@ -1,7 +1,7 @@
 package io.breakwater.agent;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import reactor.util.annotation.Nullable;
 
 /**
  * Signalled, without calling the tool, when the call's setting up is wrong rather than its arguments: the Reactor
@@ -13,31 +13,11 @@ import io.breakwater.failure.FailureKind;
  * tool.call(args).contextWrite(Context.of(TENANT, tenantId));   // what a multi-tenant tool needs
  * }</pre>
  */
-public final class ToolMisconfiguredException extends RuntimeException implements BreakwaterException {
+public final class ToolMisconfiguredException extends AgentRejection {
 
   private static final long serialVersionUID = 1L;
 
-  private final String tool;
-
-  public ToolMisconfiguredException(String tool, String message, Throwable cause) {
-    super("Tool '" + tool + "': " + message, cause);
-    this.tool = tool;
-  }
-
-  /** The tool's name. */
-  @Override
-  public String source() {
-    return tool;
-  }
-
-  /** {@link FailureKind#MISCONFIGURED}. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.MISCONFIGURED;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
+  public ToolMisconfiguredException(String tool, String message, @Nullable Throwable cause) {
+    super(tool, FailureKind.MISCONFIGURED, "Tool '" + tool + "': " + message, cause);
   }
 }

@@ -1,6 +1,5 @@
 package io.breakwater.agent;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 
 /**
@@ -15,32 +14,18 @@ import io.breakwater.failure.FailureKind;
  *     .onErrorResume(ToolUnavailableException.class, e -> otherFlights.call(query));
  * }</pre>
  */
-public final class ToolUnavailableException extends RuntimeException implements BreakwaterException {
+public final class ToolUnavailableException extends AgentRejection {
 
   private static final long serialVersionUID = 1L;
 
-  private final String tool;
   private final FailureKind cause;
   private final int failures;
 
   public ToolUnavailableException(String tool, FailureKind cause, int failures) {
-    super("Tool '" + tool + "' is unavailable for the rest of this task: it failed " + failures + " times with "
-        + cause.tag());
-    this.tool = tool;
+    super(tool, FailureKind.CIRCUIT_OPEN, "Tool '" + tool + "' is unavailable for the rest of this task: it failed "
+        + failures + " times with " + cause.tag(), null);
     this.cause = cause;
     this.failures = failures;
-  }
-
-  /** The tool's name. */
-  @Override
-  public String source() {
-    return tool;
-  }
-
-  /** {@link FailureKind#CIRCUIT_OPEN}: not retryable in this task; fallbacks follow {@link #causeKind()}. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.CIRCUIT_OPEN;
   }
 
   /** The kind of failure whose threshold was reached. */
@@ -51,10 +36,5 @@ public final class ToolUnavailableException extends RuntimeException implements 
   /** How many failures of {@link #causeKind()} the tool had in this task. */
   public int failures() {
     return failures;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }
