@@ -51,11 +51,11 @@ class ToolTest {
   @Test
   void adaptiveTimeoutLearnsTheP99PlusBufferAfterWarmUp() {
     Tool<Integer, String> tool = Tool.of(fx.descriptor("search.web")
-            .timeouts(CallTimeouts.adaptive().warmUp(Duration.ofSeconds(5), 10)
+            .timeouts(CallTimeouts.adaptive().warmUp(10, Duration.ZERO)
                 .bounds(Duration.ofMillis(100), Duration.ofSeconds(8)).buffer(Duration.ofMillis(250)).build())
             .build(),
         ms -> Mono.just("ok").delayElement(Duration.ofMillis(ms)), String.class);
-    assertThat(tool.currentTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(tool.currentTimeout()).as("the upper bound until warm").isEqualTo(Duration.ofSeconds(8));
     StepVerifier.withVirtualTime(() -> reactor.core.publisher.Flux.range(0, 10).concatMap(i -> tool.call(200)))
         .thenAwait(Duration.ofSeconds(3)).expectNextCount(10).expectComplete().verify(VERIFY);
     // p99 of ten 200 ms calls (HdrHistogram, 3 digits) + 250 ms
@@ -73,7 +73,7 @@ class ToolTest {
   @Test
   void meanPlusThreeSigmaIsAnOption() {
     Tool<Integer, String> tool = Tool.of(fx.descriptor("search.mean")
-            .timeouts(CallTimeouts.adaptive().meanPlusSigmas(3).warmUp(Duration.ofSeconds(5), 4)
+            .timeouts(CallTimeouts.adaptive().meanPlusSigmas(3).warmUp(4, Duration.ZERO)
                 .bounds(Duration.ofMillis(1), Duration.ofSeconds(8)).buffer(Duration.ZERO).build())
             .build(),
         ms -> Mono.just("ok").delayElement(Duration.ofMillis(ms)), String.class);

@@ -20,6 +20,7 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyKeyException;
+import io.breakwater.internal.breaker.AdaptiveCut;
 import io.breakwater.internal.deadline.DeadlineOperator;
 import io.breakwater.internal.idempotency.CanonicalJson;
 import io.breakwater.internal.idempotency.IdempotentOperator;
@@ -115,7 +116,7 @@ public final class ToolPipeline<A, R> {
   }
 
   public long learntTimeoutNanos() {
-    return latency.learntNanos();
+    return latency.learntNanos(descriptor.scheduler().get().now(TimeUnit.NANOSECONDS));
   }
 
   /** One call: created at subscription. */
@@ -175,7 +176,8 @@ public final class ToolPipeline<A, R> {
     }
     Mono<R> attempts = Mono.deferContextual(ctx -> attempt(args, ctx, record));
     if (descriptor.breakers() != null) {
-      attempts = attempts.transformDeferred(Breakwater.guardedBy(descriptor.breakers(), descriptor.name()));
+      attempts = attempts.transformDeferred(Breakwater.guardedBy(descriptor.breakers(), descriptor.name()))
+          .contextWrite(record.cut::putIn);   // tells the family breaker which timeouts are our adaptive cuts
     }
     attempts = attempts.transformDeferred(Breakwater.retryWithBudget(descriptor.retry()));
     if (descriptor.idempotency() != null) {
@@ -243,11 +245,16 @@ public final class ToolPipeline<A, R> {
     record.attempts.incrementAndGet();
     Deadline deadline = Deadline.from(ctx).orElse(null);
     Scheduler clock = deadline != null ? deadline.scheduler() : record.clock;
-    long timeout = latency.timeoutNanos(deadline);
     long start = clock.now(TimeUnit.NANOSECONDS);
+    long timeout = latency.timeoutNanos(deadline, start);
+    // a cut is ours when the learnt timeout, below its upper bound, is what limits the attempt
+    record.cut.attempt(latency.tightened(start) && (deadline == null || timeout < deadline.perCallNanos()));
     return Mono.<R>defer(() -> call.apply(args))
         .transformDeferred(DeadlineOperator.perCall(Duration.ofNanos(timeout), () -> clock))
-        .doOnSuccess(v -> latency.record(clock.now(TimeUnit.NANOSECONDS) - start))
+        .doOnSuccess(v -> {
+          long end = clock.now(TimeUnit.NANOSECONDS);
+          latency.record(end - start, end);
+        })
         .doOnError(e -> {
           String type = timeoutType(e);
           if (type != null && !"hard".equals(type)) {   // the task's deadline is counted once, by the call
@@ -474,6 +481,8 @@ public final class ToolPipeline<A, R> {
     final AtomicInteger fallbackErrors = new AtomicInteger();
     /** Set by the first of outcome and cancellation: a call is recorded once. */
     final AtomicBoolean finished = new AtomicBoolean();
+    /** Whether the attempt now running has a tightened adaptive timeout, for the family breaker. */
+    final AdaptiveCut cut = new AdaptiveCut();
     volatile boolean refused;
     volatile String timeoutType;
     volatile String reason;

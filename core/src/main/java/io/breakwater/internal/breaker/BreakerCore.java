@@ -4,6 +4,7 @@ import io.breakwater.breaker.BreakerStateStore;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreaker.State;
 import io.breakwater.breaker.CircuitBreakerOpenException;
+import io.breakwater.breaker.SchedulerLag;
 import io.breakwater.breaker.StateTransition;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
@@ -21,6 +22,8 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
+import reactor.util.annotation.Nullable;
+import reactor.util.context.ContextView;
 import reactor.util.retry.Retry;
 
 /**
@@ -39,6 +42,10 @@ public final class BreakerCore {
   static final int CANCELLED = 3;
   /** Admitted but never made (another breaker of the guard rejected the call). */
   static final int UNUSED = 4;
+  /** A timeout while our own scheduler was starved: not the dependency's failure; ignored. */
+  static final int LOCAL_OVERLOAD = 5;
+  /** For a family breaker: a timeout of an attempt cut by a tool's tightened adaptive timeout; ignored. */
+  static final int ADAPTIVE_CUT = 6;
 
   private static volatile Function<CircuitBreaker, BreakerCore> access;
 
@@ -70,6 +77,8 @@ public final class BreakerCore {
   private final boolean countUnknown;
   final Supplier<Scheduler> scheduler;
   private final BreakerStateStore store;
+  @Nullable
+  private final SchedulerLag lag;
   private final String origin;
   private final BreakerMetrics metrics;
   /** Every success ever recorded: the windows' success count and the success metric. */
@@ -112,6 +121,7 @@ public final class BreakerCore {
     this.countUnknown = config.countsUnknown();
     this.scheduler = config.scheduler();
     this.store = config.stateStore();
+    this.lag = config.schedulerLag();
     this.origin = name + "@" + Long.toHexString(ThreadLocalRandom.current().nextLong());
     this.phase = Phase.closed(0, Long.MIN_VALUE, 0, baseOpenNanos, 0, newWindow());
     this.dispatcher = new TransitionDispatcher(1, this::deliver);
@@ -271,8 +281,22 @@ public final class BreakerCore {
     };
   }
 
+  /** How an error ending a call counts: a failure, ignored, or a timeout that our own starvation caused. */
   int outcomeOf(Throwable error) {
-    return counts(classifier.classify(error)) ? FAILURE : IGNORED;
+    FailureKind kind = classifier.classify(error);
+    if (!counts(kind)) {
+      return IGNORED;
+    }
+    return kind == FailureKind.TIMEOUT && lag != null && lag.overloaded() ? LOCAL_OVERLOAD : FAILURE;
+  }
+
+  /**
+   * {@link #outcomeOf} for this breaker guarding a family: a timeout that a member tool's own tightened adaptive
+   * timeout caused ({@link AdaptiveCut}) does not count, so that the family never opens on our cuts alone.
+   */
+  int familyOutcomeOf(Throwable error, ContextView context) {
+    int outcome = outcomeOf(error);
+    return outcome == FAILURE && AdaptiveCut.cut(error, context) ? ADAPTIVE_CUT : outcome;
   }
 
   /**
@@ -311,6 +335,8 @@ public final class BreakerCore {
       }
       case IGNORED -> metrics.ignored();
       case CANCELLED -> metrics.cancelled();
+      case LOCAL_OVERLOAD -> metrics.localOverload();
+      case ADAPTIVE_CUT -> metrics.adaptiveCut();
       default -> {
         // UNUSED: nothing happened
       }
@@ -340,10 +366,14 @@ public final class BreakerCore {
         reopen(p, now);
       }
       default -> {
-        if (outcome == IGNORED) {
-          metrics.ignored();
-        } else if (outcome == CANCELLED) {
-          metrics.cancelled();
+        switch (outcome) {
+          case IGNORED -> metrics.ignored();
+          case CANCELLED -> metrics.cancelled();
+          case LOCAL_OVERLOAD -> metrics.localOverload();
+          case ADAPTIVE_CUT -> metrics.adaptiveCut();
+          default -> {
+            // UNUSED: nothing happened
+          }
         }
         p.permits.incrementAndGet(); // the probe ended without a verdict: let the next caller probe
       }

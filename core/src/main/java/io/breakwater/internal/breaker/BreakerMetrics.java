@@ -17,7 +17,9 @@ import reactor.util.annotation.Nullable;
  *   <li>{@code breakwater.breaker.state} (gauge, tag {@code state}): 1 for the current state, 0 for the others;</li>
  *   <li>{@code breakwater.breaker.transitions} (counter, tags {@code from}, {@code to});</li>
  *   <li>{@code breakwater.breaker.calls} (counter, tag {@code outcome}: {@code success}, {@code failure},
- *       {@code ignored}, {@code cancelled}, {@code rejected}) and {@code breakwater.breaker.slow.calls}.</li>
+ *       {@code ignored}, {@code cancelled}, {@code rejected}, {@code local_overload} (a timeout while our scheduler
+ *       was starved), {@code adaptive_cut} (a family's: a timeout a tool's tightened adaptive timeout caused)) and
+ *       {@code breakwater.breaker.slow.calls}.</li>
  * </ul>
  * Successes, the hot outcome, are the breaker's own striped counter (which its windows also read), read when
  * scraped. The state gauge and the success count read the breaker; when a second breaker of the same name reports to
@@ -38,6 +40,8 @@ final class BreakerMetrics {
   private final Counter ignored;
   private final Counter cancelled;
   private final Counter rejected;
+  private final Counter localOverload;
+  private final Counter adaptiveCut;
   private final Counter slow;
   private final Counter[] transitions = new Counter[State.values().length * State.values().length];
 
@@ -65,6 +69,8 @@ final class BreakerMetrics {
     this.ignored = calls("ignored");
     this.cancelled = calls("cancelled");
     this.rejected = calls("rejected");
+    this.localOverload = calls("local_overload");
+    this.adaptiveCut = calls("adaptive_cut");
     this.slow = Counter.builder(SLOW_CALLS).tags("breaker", name).register(registry);
   }
 
@@ -94,6 +100,14 @@ final class BreakerMetrics {
 
   void rejected() {
     rejected.increment();
+  }
+
+  void localOverload() {
+    localOverload.increment();
+  }
+
+  void adaptiveCut() {
+    adaptiveCut.increment();
   }
 
   void slow() {
