@@ -333,6 +333,13 @@ public final class BreakerCore {
         }
         evaluate(p, now);
       }
+      default -> countWithoutVerdict(outcome);
+    }
+  }
+
+  /** Counts an outcome that is neither a failure nor a success. */
+  private void countWithoutVerdict(int outcome) {
+    switch (outcome) {
       case IGNORED -> metrics.ignored();
       case CANCELLED -> metrics.cancelled();
       case LOCAL_OVERLOAD -> metrics.localOverload();
@@ -366,15 +373,7 @@ public final class BreakerCore {
         reopen(p, now);
       }
       default -> {
-        switch (outcome) {
-          case IGNORED -> metrics.ignored();
-          case CANCELLED -> metrics.cancelled();
-          case LOCAL_OVERLOAD -> metrics.localOverload();
-          case ADAPTIVE_CUT -> metrics.adaptiveCut();
-          default -> {
-            // UNUSED: nothing happened
-          }
-        }
+        countWithoutVerdict(outcome);
         p.permits.incrementAndGet(); // the probe ended without a verdict: let the next caller probe
       }
     }
