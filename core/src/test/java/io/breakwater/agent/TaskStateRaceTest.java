@@ -90,6 +90,24 @@ class TaskStateRaceTest {
   }
 
   @Test
+  void racingFirstRefusalsShareOneTableAndAreAllCounted() throws InterruptedException {
+    for (int round = 0; round < 20; round++) {
+      TaskState state = new TaskState(TaskBudget.builder(Duration.ofMinutes(1)).build(), null);
+      Map<FailureKind, Integer> after = Map.of(FailureKind.INVALID_ARGUMENT, 1);
+      race((thread, i) -> state.recordFailure("lookup", FailureKind.INVALID_ARGUMENT, "id must be numeric", after,
+          "{\"id\":\"x" + (i % 2) + "\"}"));
+      for (int variant = 0; variant < 2; variant++) {
+        String key = "{\"id\":\"x" + variant + "\"}";
+        assertThat(state.refusal("lookup", () -> key, after)).as("round %d, variant %d", round, variant)
+            .isNotNull()
+            .satisfies(e -> assertThat(e.failures()).isEqualTo(THREADS * PER_THREAD / 2));
+      }
+      assertThat(state.refusal("lookup", () -> "{\"id\":\"42\"}", after)).isNull();
+      assertThat(state.unavailable("lookup")).isNull();
+    }
+  }
+
+  @Test
   void tokensAddUpExactly() throws InterruptedException {
     TaskState state = new TaskState(TaskBudget.builder(Duration.ofMinutes(1)).tokens(10_000).build(), null);
     AtomicInteger refused = new AtomicInteger();

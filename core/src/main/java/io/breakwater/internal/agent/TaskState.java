@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Supplier;
 import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
@@ -224,15 +225,29 @@ public final class TaskState {
   }
 
   private static final class ToolRecord {
+    @SuppressWarnings("rawtypes")
+    private static final AtomicReferenceFieldUpdater<ToolRecord, ConcurrentHashMap> REFUSED =
+        AtomicReferenceFieldUpdater.newUpdater(ToolRecord.class, ConcurrentHashMap.class, "refused");
+
     final AtomicIntegerArray counts = new AtomicIntegerArray(KINDS.length);
-    /** Arguments the tool refused, by key (its table is allocated on the first refusal). */
-    final ConcurrentHashMap<String, Refused> refused = new ConcurrentHashMap<>();
+    /**
+     * Arguments the tool refused, by key; {@code null} until the first refusal, as a tool that only fails (timeouts,
+     * 5xx) or cools down never needs it. Set once, by compare-and-set, so racing first refusals share one table.
+     */
+    @Nullable
+    volatile ConcurrentHashMap<String, Refused> refused;
     final AtomicLong coolDownUntil = new AtomicLong(Long.MIN_VALUE);
     /** The kind whose threshold wrote the tool off, or {@code null}. */
     volatile FailureKind unavailable;
     volatile String line;
 
+    @SuppressWarnings("unchecked")
     void refuse(String argumentsKey, FailureKind kind, String reason) {
+      ConcurrentHashMap<String, Refused> refused = this.refused;
+      if (refused == null) {
+        REFUSED.compareAndSet(this, null, new ConcurrentHashMap<String, Refused>());
+        refused = this.refused;
+      }
       if (!refused.containsKey(argumentsKey) && refused.size() >= MAX_REFUSED_ARGUMENTS) {
         return;
       }
