@@ -53,14 +53,16 @@ public final class LocalRateLimit extends RateEngine {
 
   @Override
   public synchronized long availableRequests() {
-    buckets.refill(nanos());
-    return floor(buckets.level(RateBuckets.REQUESTS));
+    long now = nanos();
+    buckets.refill(now);
+    return floor(buckets.available(RateBuckets.REQUESTS, now));
   }
 
   @Override
   public synchronized long availableTokens() {
-    buckets.refill(nanos());
-    return floor(buckets.level(RateBuckets.TOKENS));
+    long now = nanos();
+    buckets.refill(now);
+    return floor(buckets.available(RateBuckets.TOKENS, now));
   }
 
   private static long floor(double level) {
@@ -287,9 +289,9 @@ public final class LocalRateLimit extends RateEngine {
       long now = nanos();
       buckets.refill(now);
       if (http.status() == 429) {
-        buckets.rejected(reading, call.admittedRequests, call.admittedTokens, now);
+        buckets.rejected(reading, call.estimate, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
       } else {
-        buckets.observe(reading, call.admittedRequests, call.admittedTokens, now);
+        buckets.observe(reading, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
       }
     }
     wakeQueue();
@@ -304,7 +306,7 @@ public final class LocalRateLimit extends RateEngine {
     synchronized (this) {
       long now = nanos();
       buckets.refill(now);
-      buckets.observe(reading, call.admittedRequests, call.admittedTokens, now);
+      buckets.observe(reading, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
     }
     wakeQueue();
   }

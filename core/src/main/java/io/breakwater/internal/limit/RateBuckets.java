@@ -16,6 +16,12 @@ import java.time.Duration;
  *   <li>{@code admitted} counts every permit ever taken, so that what a provider said when it admitted a call can be
  *       rebased to now: permits taken by calls admitted since are taken off its {@code remaining}.</li>
  *   <li>No permit is taken before {@code blockedUntil} (a provider's {@code retry-after}).</li>
+ *   <li>{@code reserve} is how far this limit's view was above the provider's when a call was answered 429 anyway
+ *       (other clients of the key took permits between two answers): the bucket's level, with the refused call's
+ *       permits given back, minus the provider's {@code remaining} plus what refilled since the call was admitted. A
+ *       call runs only when the bucket holds its weight on top of the reserve. The reserve keeps the largest such
+ *       shortfall, fading by half every {@value #RESERVE_HALF_LIFE_SECONDS} s, and never more than half the
+ *       bucket. It is an offset, not a rate: it delays calls once, it does not slow them down.</li>
  * </ul>
  *
  * <p>The Lua script of the Redis rate limit does the same arithmetic; keep them in step.
@@ -26,6 +32,8 @@ final class RateBuckets {
   static final int TOKENS = 1;
   /** How long every call stops after a 429 that says nothing else. */
   static final long DEFAULT_429_WAIT_NANOS = 1_000_000_000L;
+  static final long RESERVE_HALF_LIFE_SECONDS = 300;
+  private static final double RESERVE_DECAY_PER_NANO = Math.log(2) / (RESERVE_HALF_LIFE_SECONDS * 1e9);
 
   private final double[] configured = new double[2];
   private final double[] interval = new double[2];
@@ -34,6 +42,8 @@ final class RateBuckets {
   private final double[] pacedRate = new double[2];
   private final long[] pacedUntil = new long[2];
   private final double[] admitted = new double[2];
+  private final double[] reserve = new double[2];
+  private final long[] reserveAt = new long[2];
   private long last;
   private long blockedUntil;
 
@@ -81,9 +91,16 @@ final class RateBuckets {
     return cap[d] / interval[d];
   }
 
-  /** Whether {@code tokens} (and one request) can be taken at {@code now}; refill first. */
+  /** Whether {@code tokens} (and one request) can be taken at {@code now}, on top of the reserve; refill first. */
   boolean canTake(long tokens, long now) {
-    return now - blockedUntil >= 0 && level[REQUESTS] >= 1 && level[TOKENS] >= tokens;
+    return now - blockedUntil >= 0 && level[REQUESTS] - reserve(REQUESTS, now) >= 1
+        && level[TOKENS] - reserve(TOKENS, now) >= tokens;
+  }
+
+  /** The reserve of {@code d} at {@code now}: the last one, faded since it was set. */
+  double reserve(int d, long now) {
+    double r = reserve[d];
+    return r == 0 ? 0 : r * Math.exp(-RESERVE_DECAY_PER_NANO * Math.max(0, now - reserveAt[d]));
   }
 
   void take(long tokens) {
@@ -102,8 +119,9 @@ final class RateBuckets {
     return admitted[d];
   }
 
-  double level(int d) {
-    return level[d];
+  /** What could be taken now on top of the reserve, never below zero; refill first. */
+  double available(int d, long now) {
+    return Math.max(0, level[d] - reserve(d, now));
   }
 
   /**
@@ -112,8 +130,8 @@ final class RateBuckets {
    */
   long nanosUntil(double requests, double tokens, long now) {
     long wait = Math.max(0, blockedUntil - now);
-    wait = Math.max(wait, until(REQUESTS, requests, now));
-    return Math.max(wait, until(TOKENS, tokens, now));
+    wait = Math.max(wait, until(REQUESTS, requests + reserve(REQUESTS, now), now));
+    return Math.max(wait, until(TOKENS, tokens + reserve(TOKENS, now), now));
   }
 
   private long until(int d, double need, long now) {
@@ -156,17 +174,26 @@ final class RateBuckets {
    * Applies what the provider said in the answer to a call admitted when {@code admitted} stood at
    * {@code admittedRequests} and {@code admittedTokens} (refill first).
    */
-  void observe(Reading reading, double admittedRequests, double admittedTokens, long now) {
-    apply(REQUESTS, reading.requests(), admitted[REQUESTS] - admittedRequests, now);
-    apply(TOKENS, reading.tokens(), admitted[TOKENS] - admittedTokens, now);
+  void observe(Reading reading, double admittedRequests, double admittedTokens, long admittedAt, long now) {
+    apply(REQUESTS, reading.requests(), admitted[REQUESTS] - admittedRequests, admittedAt, now, false);
+    apply(TOKENS, reading.tokens(), admitted[TOKENS] - admittedTokens, admittedAt, now, false);
     if (reading.retryAfter() != null) {
       block(Nanos.add(now, reading.retryAfter().toNanos()));
     }
   }
 
-  /** After a 429: what it said, and no call until its {@code retry-after} (1 s without one). */
-  void rejected(Reading reading, double admittedRequests, double admittedTokens, long now) {
-    observe(reading, admittedRequests, admittedTokens, now);
+  /**
+   * After a 429 to a call of {@code tokens}: its permits come back (the provider did not count it), the shortfall
+   * goes to the reserve, what it said applies, and no call runs until its {@code retry-after} (1 s without one).
+   */
+  void rejected(Reading reading, long tokens, double admittedRequests, double admittedTokens, long admittedAt,
+      long now) {
+    giveBack(tokens);
+    apply(REQUESTS, reading.requests(), admitted[REQUESTS] - admittedRequests, admittedAt, now, true);
+    apply(TOKENS, reading.tokens(), admitted[TOKENS] - admittedTokens, admittedAt, now, true);
+    if (reading.retryAfter() != null) {
+      block(Nanos.add(now, reading.retryAfter().toNanos()));
+    }
     if (reading.requests() == null && reading.tokens() == null) {
       level[REQUESTS] = Math.min(level[REQUESTS], 0);
       level[TOKENS] = Math.min(level[TOKENS], 0);
@@ -182,7 +209,7 @@ final class RateBuckets {
     }
   }
 
-  private void apply(int d, Quota q, double takenSince, long now) {
+  private void apply(int d, Quota q, double takenSince, long admittedAt, long now, boolean shortfall) {
     if (q == null) {
       return;
     }
@@ -197,7 +224,14 @@ final class RateBuckets {
     if (Double.isInfinite(cap[d]) || q.remaining() == Quota.UNKNOWN) {
       return;
     }
-    level[d] = Math.min(level[d], q.remaining() - takenSince);
+    double remaining = q.remaining() - takenSince;
+    if (shortfall) {
+      double gap = level[d] - (remaining + rate(d) * Math.max(0, now - admittedAt));
+      double faded = reserve(d, now);
+      reserve[d] = gap > faded ? Math.min(gap, cap[d] / 2) : faded;
+      reserveAt[d] = now;
+    }
+    level[d] = Math.min(level[d], remaining);
     double providerLimit = q.limit() != Quota.UNKNOWN ? q.limit() : cap[d];
     Duration reset = q.reset();
     if (reset != null && !reset.isZero() && q.remaining() < providerLimit) {
