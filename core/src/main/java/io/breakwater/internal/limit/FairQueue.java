@@ -95,6 +95,13 @@ final class FairQueue<E> {
     return n;
   }
 
+  /** Takes a call out to run it, wherever it stands in the queue. */
+  void take(Node<E> node) {
+    queue.remove(node);
+    virtualTime = Math.max(virtualTime, node.start);
+    forgetIfIdle();
+  }
+
   /** Takes a call out that leaves without running. */
   void remove(Node<E> node) {
     queue.remove(node);
