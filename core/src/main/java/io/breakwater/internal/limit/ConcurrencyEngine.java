@@ -10,6 +10,9 @@ import reactor.core.CoreSubscriber;
  */
 public abstract class ConcurrencyEngine implements ConcurrencyLimit {
 
+  /** The limit's settings: a shared limit built from this one as a template takes them. */
+  public abstract ConcurrencySettings settings();
+
   /**
    * Subscribes {@code actual} to {@code source} once a permit is held, or fails it with a
    * {@link io.breakwater.limit.LimitExceededException} without subscribing {@code source}. The permit is given

@@ -50,6 +50,11 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
   }
 
   @Override
+  public ConcurrencySettings settings() {
+    return settings;
+  }
+
+  @Override
   public String name() {
     return settings.name();
   }

@@ -16,7 +16,6 @@ import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Operators;
-import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
@@ -43,7 +42,12 @@ public final class LocalRateLimit extends RateEngine {
   public LocalRateLimit(RateSettings settings) {
     this.settings = settings;
     this.maxWaitNanos = settings.maxWaitNanos();
-    this.buckets = new RateBuckets(settings, nanos());
+    this.buckets = new RateBuckets(settings, now());
+  }
+
+  @Override
+  public RateSettings settings() {
+    return settings;
   }
 
   @Override
@@ -53,14 +57,14 @@ public final class LocalRateLimit extends RateEngine {
 
   @Override
   public synchronized long availableRequests() {
-    long now = nanos();
+    long now = now();
     buckets.refill(now);
     return floor(buckets.available(RateBuckets.REQUESTS, now));
   }
 
   @Override
   public synchronized long availableTokens() {
-    long now = nanos();
+    long now = now();
     buckets.refill(now);
     return floor(buckets.available(RateBuckets.TOKENS, now));
   }
@@ -89,7 +93,7 @@ public final class LocalRateLimit extends RateEngine {
     if (!queue.isEmpty()) {
       return false;
     }
-    long now = nanos();
+    long now = now();
     buckets.refill(now);
     if (!buckets.canTake(call.estimate, now)) {
       return false;
@@ -115,7 +119,7 @@ public final class LocalRateLimit extends RateEngine {
     LimitExceededException refusal = null;
     boolean now;
     synchronized (this) {
-      long t = nanos();
+      long t = now();
       buckets.refill(t);
       now = queue.isEmpty() && buckets.canTake(waiter.tokens, t);
       if (now) {
@@ -177,18 +181,13 @@ public final class LocalRateLimit extends RateEngine {
     return eta == Long.MAX_VALUE ? " never at the current rates" : " in " + Durations.format(duration(eta));
   }
 
-  @Nullable
-  private static Duration duration(long nanos) {
-    return nanos == Long.MAX_VALUE ? null : Duration.ofNanos(nanos);
-  }
-
   /** Runs the calls whose permits are there, in fair order, and sets the timer for the next. */
   private void dispatch() {
     Waiter granted = null;
     Waiter last = null;
     Waiter refused = null;
     synchronized (this) {
-      long now = nanos();
+      long now = now();
       buckets.refill(now);
       for (FairQueue.Node<Waiter> head = queue.peek(); head != null; head = queue.peek()) {
         Waiter w = head.call;
@@ -253,7 +252,7 @@ public final class LocalRateLimit extends RateEngine {
     queued = queue.size();
     if (head) {
       timedFor = null;
-      schedule(nanos());
+      schedule(now());
     }
   }
 
@@ -263,7 +262,7 @@ public final class LocalRateLimit extends RateEngine {
       return;
     }
     synchronized (this) {
-      buckets.refill(nanos());
+      buckets.refill(now());
       buckets.correct(actualTokens - call.estimate);
     }
     wakeQueue();
@@ -275,7 +274,7 @@ public final class LocalRateLimit extends RateEngine {
     if (http == null) {
       if (neverSent(error)) {
         synchronized (this) {
-          buckets.refill(nanos());
+          buckets.refill(now());
           buckets.giveBack(call.estimate);
         }
         wakeQueue();
@@ -286,7 +285,7 @@ public final class LocalRateLimit extends RateEngine {
     }
     Reading reading = settings.headers().read(http.headers(), epochMillis());
     synchronized (this) {
-      long now = nanos();
+      long now = now();
       buckets.refill(now);
       if (http.status() == 429) {
         buckets.rejected(reading, call.estimate, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
@@ -304,7 +303,7 @@ public final class LocalRateLimit extends RateEngine {
       return;
     }
     synchronized (this) {
-      long now = nanos();
+      long now = now();
       buckets.refill(now);
       buckets.observe(reading, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
     }
@@ -319,18 +318,6 @@ public final class LocalRateLimit extends RateEngine {
       }
       dispatch();
     }
-  }
-
-  private Scheduler scheduler() {
-    return settings.scheduler().get();
-  }
-
-  private long nanos() {
-    return scheduler().now(TimeUnit.NANOSECONDS);
-  }
-
-  private long epochMillis() {
-    return scheduler().now(TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -375,7 +362,7 @@ public final class LocalRateLimit extends RateEngine {
     @Override
     void returnGrant() {
       synchronized (LocalRateLimit.this) {
-        buckets.refill(nanos());
+        buckets.refill(now());
         buckets.giveBack(tokens);
       }
       wakeQueue();
@@ -385,7 +372,7 @@ public final class LocalRateLimit extends RateEngine {
     Throwable expired() {
       long eta;
       synchronized (LocalRateLimit.this) {
-        long now = nanos();
+        long now = now();
         buckets.refill(now);
         eta = buckets.nanosUntil(1, tokens, now);
       }

@@ -5,9 +5,12 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.limit.CallWeight;
 import io.breakwater.limit.RateLimit;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
 
 /**
@@ -15,6 +18,29 @@ import reactor.util.annotation.Nullable;
  * them when it ends. The in-memory limit and the Redis one extend it; {@code throttledBy} accepts nothing else.
  */
 public abstract class RateEngine implements RateLimit {
+
+  /** The limit's settings: a shared limit built from this one as a template takes them. */
+  public abstract RateSettings settings();
+
+  final Scheduler scheduler() {
+    return settings().scheduler().get();
+  }
+
+  /** The limit's clock, in nanoseconds. */
+  final long now() {
+    return scheduler().now(TimeUnit.NANOSECONDS);
+  }
+
+  /** The limit's clock in epoch milliseconds, to turn reset instants into durations. */
+  final long epochMillis() {
+    return scheduler().now(TimeUnit.MILLISECONDS);
+  }
+
+  /** {@code nanos} as a duration; {@code null} for {@link Long#MAX_VALUE}, which means never. */
+  @Nullable
+  static Duration duration(long nanos) {
+    return nanos == Long.MAX_VALUE ? null : Duration.ofNanos(nanos);
+  }
 
   /**
    * Subscribes {@code actual} to {@code source} once the call's permits are taken, or fails it with a

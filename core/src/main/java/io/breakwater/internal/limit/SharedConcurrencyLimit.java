@@ -54,9 +54,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
   private Disposable poll;
   private volatile boolean limitSet;
   /** Until when the store is taken as unreachable, on the limit's clock. */
-  /** Whether the store was found unreachable, and until when it is left alone, on the limit's clock. */
-  private volatile boolean storeDown;
-  private volatile long storeDownUntil;
+  private final StoreOutage outage = new StoreOutage();
 
   public SharedConcurrencyLimit(ConcurrencySettings settings, SharedSettings shared, PermitStore store) {
     if (settings.adaptive() != null) {
@@ -68,6 +66,11 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     this.store = store;
     this.fallback = new LocalConcurrencyLimit(settings);
     this.maxWaitNanos = settings.maxWaitNanos();
+  }
+
+  @Override
+  public ConcurrencySettings settings() {
+    return settings;
   }
 
   @Override
@@ -148,11 +151,10 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
         poll = null;
       }
     }
-    if (storeDown && now() - storeDownUntil < 0) {
+    if (outage.leaveAlone(now())) {
       storeUnreachable(null);
       return;
     }
-    storeDown = false;
     Waiter asked = head;
     Mono<Void> setUp = limitSet ? Mono.empty() : store.limit(settings.fixed()).doOnSuccess(v -> limitSet = true);
     setUp.then(store.tryAcquire(shared.lease()))
@@ -217,8 +219,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
       queued = 0;
     }
     if (error != null) {
-      storeDownUntil = now() + SharedSettings.STORE_RETRY.toNanos();
-      storeDown = true;
+      outage.began(now());
       LOG.warn("Concurrency limit '{}': {} did not answer ({}); {} for {}", name(), store, error.toString(),
           shared.failOpen() ? "calls go through a local limit of " + limit() : "calls are refused",
           Durations.format(SharedSettings.STORE_RETRY));

@@ -20,7 +20,6 @@ import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Operators;
-import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 import reactor.util.annotation.Nullable;
@@ -58,9 +57,7 @@ public final class SharedRateLimit extends RateEngine {
   @Nullable
   private Taken last;
   private long lastAt;
-  /** Whether the store was found unreachable, and until when it is left alone, on the limit's clock. */
-  private volatile boolean storeDown;
-  private volatile long storeDownUntil;
+  private final StoreOutage outage = new StoreOutage();
 
   public SharedRateLimit(RateSettings settings, SharedSettings shared, BucketStore store) {
     this.settings = settings;
@@ -68,6 +65,11 @@ public final class SharedRateLimit extends RateEngine {
     this.store = store;
     this.fallback = new LocalRateLimit(settings);
     this.maxWaitNanos = settings.maxWaitNanos();
+  }
+
+  @Override
+  public RateSettings settings() {
+    return settings;
   }
 
   @Override
@@ -212,11 +214,10 @@ public final class SharedRateLimit extends RateEngine {
         poll = null;
       }
     }
-    if (storeDown && now() - storeDownUntil < 0) {
+    if (outage.leaveAlone(now())) {
       storeUnreachable(null);
       return;
     }
-    storeDown = false;
     store.take(head.tokens).timeout(shared.operationTimeout(), scheduler())
         .subscribe(taken -> answered(head, taken), this::storeUnreachable);
   }
@@ -275,8 +276,7 @@ public final class SharedRateLimit extends RateEngine {
       queued = 0;
     }
     if (error != null) {
-      storeDownUntil = now() + SharedSettings.STORE_RETRY.toNanos();
-      storeDown = true;
+      outage.began(now());
       LOG.warn("Rate limit '{}': {} did not answer ({}); {} for {}", name(), store, error.toString(),
           shared.failOpen() ? "calls go through a local limit" : "calls are refused",
           Durations.format(SharedSettings.STORE_RETRY));
@@ -340,23 +340,6 @@ public final class SharedRateLimit extends RateEngine {
   private LimitExceededException tooHeavy(long tokens) {
     return new LimitExceededException(name(), Reason.TOO_HEAVY, null, "a call of " + tokens
         + " tokens can never run: " + store + " holds fewer when full; split the call or raise the limit");
-  }
-
-  @Nullable
-  private static Duration duration(long nanos) {
-    return nanos == Long.MAX_VALUE ? null : Duration.ofNanos(nanos);
-  }
-
-  private Scheduler scheduler() {
-    return settings.scheduler().get();
-  }
-
-  private long now() {
-    return scheduler().now(TimeUnit.NANOSECONDS);
-  }
-
-  private long epochMillis() {
-    return scheduler().now(TimeUnit.MILLISECONDS);
   }
 
   @Override
