@@ -47,6 +47,15 @@ public interface ConcurrencyLimit {
   /** The default {@code maxWait}, in seconds. */
   long DEFAULT_MAX_WAIT_SECONDS = 10;
 
+  /** Where {@link Builder#adaptive()} starts. */
+  int DEFAULT_ADAPTIVE_INITIAL = 20;
+
+  /** The least {@link Builder#adaptive()} goes down to. */
+  int DEFAULT_ADAPTIVE_MIN = 1;
+
+  /** The most {@link Builder#adaptive()} goes up to. */
+  int DEFAULT_ADAPTIVE_MAX = 200;
+
   /** At most {@code limit} calls in flight, other settings at their defaults; named {@code "concurrency"}. */
   static ConcurrencyLimit fixed(int limit) {
     return builder("concurrency").fixed(limit).build();
@@ -100,7 +109,7 @@ public interface ConcurrencyLimit {
 
     /** An adaptive limit starting at 20, kept between 1 and 200. */
     public Builder adaptive() {
-      return adaptive(AdaptiveSettings.DEFAULT_INITIAL, AdaptiveSettings.DEFAULT_MIN, AdaptiveSettings.DEFAULT_MAX);
+      return adaptive(DEFAULT_ADAPTIVE_INITIAL, DEFAULT_ADAPTIVE_MIN, DEFAULT_ADAPTIVE_MAX);
     }
 
     /**

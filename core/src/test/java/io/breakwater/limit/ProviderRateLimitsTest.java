@@ -143,6 +143,10 @@ class ProviderRateLimitsTest {
         .isEqualTo(Duration.ofNanos(1_500_500_000));
     assertThat(reader.read(headers("retry-after", "Sun, 01 Jun 2025 12:00:42 GMT"), NOW).retryAfter())
         .isEqualTo(Duration.ofSeconds(42));
+    assertThat(reader.read(headers("retry-after", "Sunday, 01-Jun-25 12:00:42 GMT"), NOW).retryAfter())
+        .as("RFC 850, as the library's one Retry-After reader accepts").isEqualTo(Duration.ofSeconds(42));
+    assertThat(reader.read(headers("retry-after", "Sun Jun  1 12:00:42 2025"), NOW).retryAfter())
+        .as("asctime").isEqualTo(Duration.ofSeconds(42));
     assertThat(reader.read(headers("retry-after", "Fri, 31 Dec 9999 23:59:59 GMT"), NOW).retryAfter())
         .isEqualTo(Duration.ofHours(1));
     assertThat(reader.read(headers("retry-after", "-3"), NOW).isEmpty()).isTrue();

@@ -3,10 +3,6 @@ package io.breakwater.internal.limit;
 /** The bounds of an adaptive concurrency limit, validated. */
 public record AdaptiveSettings(int initial, int min, int max) {
 
-  public static final int DEFAULT_INITIAL = 20;
-  public static final int DEFAULT_MIN = 1;
-  public static final int DEFAULT_MAX = 200;
-
   public AdaptiveSettings {
     if (min < 1) {
       throw new IllegalArgumentException("Adaptive limit min is " + min + ": give 1 or more");

@@ -1,8 +1,8 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.internal.retry.RetryAfter;
 import java.time.DateTimeException;
 import java.time.OffsetDateTime;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import reactor.util.annotation.Nullable;
@@ -66,24 +66,16 @@ public final class ResetValues {
     return goDurationNanos(v);
   }
 
-  /** A {@code Retry-After} value in nanoseconds: seconds or an HTTP date; {@link #INVALID} otherwise. */
+  /**
+   * A {@code Retry-After} value in nanoseconds: seconds or an HTTP date (any of RFC 9110's three forms), read by the
+   * library's one reader of retry hints, {@link RetryAfter}; {@link #INVALID} otherwise.
+   */
   public static long retryAfterNanos(@Nullable String value, long nowEpochMillis) {
-    if (value == null) {
+    if (value == null || value.length() > MAX_LENGTH) {
       return INVALID;
     }
-    String v = value.trim();
-    if (v.isEmpty() || v.length() > MAX_LENGTH) {
-      return INVALID;
-    }
-    if (isDecimal(v)) {
-      return decimalNanos(v, 0, v.length(), NANOS_PER_SECOND);
-    }
-    try {
-      long at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
-      return millisToNanos(at - nowEpochMillis);
-    } catch (DateTimeException | ArithmeticException e) {
-      return INVALID;
-    }
+    long nanos = RetryAfter.retryAfterNanos(value, nowEpochMillis);
+    return nanos == RetryAfter.NONE ? INVALID : nanos;
   }
 
   /** A {@code retry-after-ms} value (milliseconds, possibly fractional) in nanoseconds; {@link #INVALID} otherwise. */

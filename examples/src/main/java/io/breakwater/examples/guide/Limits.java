@@ -5,6 +5,8 @@ import static io.breakwater.Breakwater.*;
 import io.breakwater.examples.guide.Domain.Flights;
 import io.breakwater.examples.guide.Domain.Offers;
 import io.breakwater.examples.guide.Domain.Query;
+import io.breakwater.agent.ToolDescriptor;
+import io.breakwater.idempotency.SideEffect;
 import io.breakwater.limit.CallWeight;
 import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.LimitExceededException;
@@ -87,6 +89,17 @@ public final class Limits {
         .transformDeferred(withDeadline(Duration.ofSeconds(30)));
     // end-snippet
     return answer;
+  }
+
+  public static ToolDescriptor tool(RateLimit openai) {
+    // snippet:limits-tool
+    ToolDescriptor ask = ToolDescriptor.builder("model.ask")
+        .sideEffect(SideEffect.READ_ONLY)
+        .concurrencyLimit(ConcurrencyLimit.fixed(4))                           // a permit for each attempt
+        .rateLimit(openai, CallWeight.tokens(1_800, Completion::totalTokens))  // the usage is spent from the task too
+        .build();
+    // end-snippet
+    return ask;
   }
 
   public static List<Object> shared(RedissonReactiveClient redisson) {

@@ -1,10 +1,13 @@
 package io.breakwater.examples.guide;
 
+import static io.breakwater.Breakwater.withTaskBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.examples.guide.Domain.Offers;
 import io.breakwater.examples.guide.Domain.Query;
 import io.breakwater.examples.guide.Limits.Completion;
+import io.breakwater.agent.TaskBudget;
+import io.breakwater.agent.Tool;
 import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.RateLimit;
 import java.time.Duration;
@@ -43,6 +46,21 @@ class LimitsTest {
     ConcurrencyLimit search = Limits.adaptive();
     assertThat(search.limit()).isEqualTo(10);
     assertThat(search.name()).isEqualTo("search");
+  }
+
+  @Test
+  void aToolSpendsFromTheTaskTheUsageItsRateLimitCounted() {
+    StepVerifier.withVirtualTime(() -> {
+          RateLimit openai = Limits.openAi();
+          Tool<String, Completion> ask = Tool.of(Limits.tool(openai),
+              (String prompt) -> Mono.just(new Completion("Paris", 1_200, Map.of())), Completion.class);
+          return ask.call("Capital of France?")
+              .then(Mono.deferContextual(ctx -> Mono.just(TaskBudget.remaining(ctx).tokens())))
+              .transformDeferred(withTaskBudget(TaskBudget.builder(Duration.ofMinutes(1)).tokens(10_000).build()))
+              .map(left -> left + " " + openai.availableTokens());
+        })
+        .expectNext("8800 198800")
+        .verifyComplete();
   }
 
   @Test
