@@ -28,13 +28,13 @@ import reactor.netty.http.client.HttpClient;
 /**
  * The issue's scenario on real components: a provider on loopback allowing 60 requests and 10 000 tokens per interval
  * (with OpenAI's headers), shared by 4 instances (4 Redisson clients, 4 HTTP connection pools, one real
- * redis-server), each running 3 agents, for 15 s ({@code -Dbreakwater.limits.runSeconds=600} for the issue's ten
+ * redis-server), each running 3 agents, for 30 s ({@code -Dbreakwater.limits.runSeconds=600} for the issue's ten
  * minutes). The interval is a fifth of the run instead of a minute so that the run covers five of them; one instance is
  * killed halfway.
  */
 class SharedLimitsAcrossInstancesIT {
 
-  private static final Duration RUN = Duration.ofSeconds(Math.max(5, Long.getLong("breakwater.limits.runSeconds", 15)));
+  private static final Duration RUN = Duration.ofSeconds(Math.max(5, Long.getLong("breakwater.limits.runSeconds", 30)));
   private static final Duration INTERVAL = RUN.dividedBy(5);
   private static final long TOKENS = 10_000;
   private static final int MAX_TOKENS = 300;
