@@ -127,6 +127,18 @@ class ThrottledByTest {
   }
 
   @Test
+  void aMonoIsCorrectedWithItsValueSoWhatFollowsItDownstreamSeesTheCorrection() {
+    RateLimit rate = limit("openai").tokens(10_000, Duration.ofMinutes(1)).build();
+    // Mono.flatMap runs the next step on the value, before the call's completion reaches the limit
+    StepVerifier.create(Mono.just(new Reply(300, Map.of()))
+            .transformDeferred(throttledBy(rate, CallWeight.tokens(800, Reply::tokens)))
+            .flatMap(reply -> Mono.fromCallable(rate::availableTokens)))
+        .expectNext(9_700L)
+        .verifyComplete();
+    assertThat(rate.availableTokens()).as("corrected once").isEqualTo(9_700);
+  }
+
+  @Test
   void aStreamIsCorrectedByTheLastUsageFigureItCarried() {
     RateLimit rate = limit("anthropic").tokens(10_000, Duration.ofMinutes(1)).build();
     TestPublisher<Reply> stream = TestPublisher.create();

@@ -81,12 +81,12 @@ public final class LocalRateLimit extends RateEngine {
   @Override
   public <T> void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono,
       CallWeight<? super T> weight) {
-    ThrottleSubscriber<T> call = new ThrottleSubscriber<>(actual, this, weight);
+    ThrottleSubscriber<T> call = new ThrottleSubscriber<>(actual, this, weight, mono);
     if (queued == 0 && tryTake(call)) {
       source.subscribe(call);
       return;
     }
-    waitForPermits(source, actual, weight);
+    waitForPermits(source, actual, mono, weight);
   }
 
   private synchronized boolean tryTake(ThrottleSubscriber<?> call) {
@@ -103,7 +103,7 @@ public final class LocalRateLimit extends RateEngine {
     return true;
   }
 
-  private <T> void waitForPermits(Publisher<? extends T> source, CoreSubscriber<? super T> actual,
+  private <T> void waitForPermits(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono,
       CallWeight<? super T> weight) {
     ContextView ctx = actual.currentContext();
     Deadline deadline = Deadline.from(ctx).orElse(null);
@@ -111,7 +111,7 @@ public final class LocalRateLimit extends RateEngine {
     Waiter waiter = new Waiter(weight.estimate(), ctx.getOrDefault(ContextKeys.TASK_STATE, NO_TASK), wait,
         deadline != null && deadline.remainingNanos() < maxWaitNanos);
     waiter.run(actual, () -> enqueue(waiter), () -> subscriber -> source.subscribe(
-        new ThrottleSubscriber<T>(Operators.toCoreSubscriber(subscriber), this, weight)
+        new ThrottleSubscriber<T>(Operators.toCoreSubscriber(subscriber), this, weight, mono)
             .admitted(waiter.admittedRequests, waiter.admittedTokens, waiter.admittedAt)));
   }
 

@@ -375,7 +375,7 @@ public final class SharedRateLimit extends RateEngine {
         return subscriber -> fallback.subscribe(source, Operators.toCoreSubscriber(subscriber), mono, weight);
       }
       return subscriber -> source.subscribe(new ThrottleSubscriber<T>(Operators.toCoreSubscriber(subscriber),
-          SharedRateLimit.this, weight).admitted(marks.admittedRequests(), marks.admittedTokens(), marks.at()));
+          SharedRateLimit.this, weight, mono).admitted(marks.admittedRequests(), marks.admittedTokens(), marks.at()));
     }
 
     @Override

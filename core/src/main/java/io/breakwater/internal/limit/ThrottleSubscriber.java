@@ -32,9 +32,14 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
   long admittedAt;
 
   private long actualTokens = -1;
+  /** A {@code Mono}'s call ends with its value: it is settled then, before its value goes downstream. */
+  private final boolean mono;
+  private boolean settledOnValue;
 
-  ThrottleSubscriber(CoreSubscriber<? super T> actual, RateEngine limit, CallWeight<? super T> weight) {
+  ThrottleSubscriber(CoreSubscriber<? super T> actual, RateEngine limit, CallWeight<? super T> weight,
+      boolean mono) {
     super(actual);
+    this.mono = mono;
     this.limit = limit;
     this.estimate = weight.estimate();
     this.usage = weight.actual();
@@ -66,6 +71,11 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
         return;
       }
     }
+    if (mono && settle()) {
+      // what follows a Mono's value downstream (the next call of a chain) sees the limit corrected
+      settledOnValue = true;
+      limit.completed(this, actualTokens);
+    }
     actual.onNext(t);
   }
 
@@ -90,6 +100,8 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
     if (settle()) {
       limit.failed(this, t, actualTokens);
       actual.onError(t);
+    } else if (settledOnValue) {
+      actual.onError(t);
     } else {
       Operators.onErrorDropped(t, actual.currentContext());
     }
@@ -99,6 +111,8 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
   public void onComplete() {
     if (settle()) {
       limit.completed(this, actualTokens);
+      actual.onComplete();
+    } else if (settledOnValue) {
       actual.onComplete();
     }
   }

@@ -23,7 +23,7 @@ public class ThrottleSubscriberTckTest extends SubscriberWhiteboxVerification<In
 
   @Override
   public Subscriber<Integer> createSubscriber(WhiteboxSubscriberProbe<Integer> probe) {
-    return new ThrottleSubscriber<>(new WhiteboxProbeSubscriber<>(probe), limit, weight);
+    return new ThrottleSubscriber<>(new WhiteboxProbeSubscriber<>(probe), limit, weight, false);
   }
 
   @Override
