@@ -13,6 +13,12 @@ import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.limit.LimitOperator;
+import io.breakwater.internal.limit.ThrottleOperator;
+import io.breakwater.limit.CallWeight;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.LimitExceededException;
+import io.breakwater.limit.RateLimit;
 import io.breakwater.internal.retry.RetryOperator;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryExhaustedException;
@@ -280,6 +286,77 @@ public final class Breakwater {
       io.breakwater.breaker.CircuitBreakerRegistry registry, String toolName) {
     Objects.requireNonNull(registry, "registry");
     return registry.guard(toolName);
+  }
+
+  /**
+   * Lets at most {@code limit.limit()} calls run upstream at once: each subscription holds a permit until it
+   * terminates or is cancelled (a {@code Flux} for its whole life), and gives it back exactly once.
+   *
+   * <pre>{@code
+   * ConcurrencyLimit search = ConcurrencyLimit.builder("search").fixed(10).build();
+   * client.search(query)
+   *     .transformDeferred(limitedBy(search))
+   *     .transformDeferred(withDeadline(Duration.ofSeconds(5)));
+   * }</pre>
+   *
+   * <ul>
+   *   <li><b>No permit free:</b> the call waits in a FIFO queue, at most the limit's {@code maxWait} and never past
+   *       the deadline in force, then runs; or it is refused with a {@link LimitExceededException}
+   *       ({@code LIMIT_EXCEEDED}, not retryable) without subscribing upstream: when the queue is full, when it may
+   *       not wait, or when its wait runs out.</li>
+   *   <li><b>Cancellation</b> of a waiting call takes it out of the queue; of a running one gives its permit to the
+   *       next waiting call. Neither is a failure.</li>
+   *   <li><b>Adaptive limits</b> learn from each call's latency and drops (see {@link ConcurrencyLimit.Builder#adaptive(int,
+   *       int, int)}); a cancelled call teaches nothing.</li>
+   *   <li><b>Happy path:</b> one compare-and-set to take a permit, one to give it back; no clock read for a fixed
+   *       limit.</li>
+   * </ul>
+   *
+   * <p>Put it inside (upstream of) {@code retryWithBudget}, so that a call does not hold a permit while it backs
+   * off, and outside {@code perCallTimeout}, so that waiting for a permit does not count against the call.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> limitedBy(ConcurrencyLimit limit) {
+    return LimitOperator.of(limit);
+  }
+
+  /**
+   * Takes one request of {@code limit} for each call (each subscription, so each retry attempt), without tokens.
+   *
+   * @see #throttledBy(RateLimit, CallWeight)
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> throttledBy(RateLimit limit) {
+    return ThrottleOperator.of(limit, CallWeight.oneRequest());
+  }
+
+  /**
+   * Takes one request and the estimated tokens of {@code weight} from {@code limit} for each call (each subscription,
+   * so each retry attempt), and corrects the tokens by the call's actual usage when it ends:
+   *
+   * <pre>{@code
+   * llm.complete(prompt)
+   *     .transformDeferred(throttledBy(openai, CallWeight.tokens(promptTokens + maxTokens, Reply::totalTokens)))
+   *     .transformDeferred(withDeadline(Duration.ofSeconds(30)));
+   * }</pre>
+   *
+   * <ul>
+   *   <li><b>Permits there:</b> the call runs at once. Otherwise it waits in the limit's fair queue until its turn.
+   *       A call whose turn would come only after its deadline or the limit's {@code maxWait} is refused at once with
+   *       a {@link LimitExceededException} saying when it could run, instead of waiting and timing out.</li>
+   *   <li><b>Learning.</b> The provider's rate-limit headers, in an {@link io.breakwater.failure.HttpStatusException}
+   *       or read from the result by {@code weight}, update the limit (see {@link RateLimit}). A 429 stops every call
+   *       until its {@code retry-after}.</li>
+   *   <li><b>Settling.</b> A call refused further in by Breakwater (an open breaker, another limit) gives its permits
+   *       back; a call that failed or was cancelled after it was sent keeps them, as the provider may have counted
+   *       it.</li>
+   *   <li><b>Happy path:</b> one short lock to take the permits and one clock read; none more when the call ends
+   *       unless its usage corrects the estimate.</li>
+   * </ul>
+   *
+   * <p>Put it inside {@code retryWithBudget} (each attempt is a request) and outside {@code limitedBy} (a call does
+   * not hold a concurrency permit while it waits for tokens).
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> throttledBy(RateLimit limit, CallWeight<? super T> weight) {
+    return ThrottleOperator.of(limit, weight);
   }
 
   /**

@@ -20,8 +20,10 @@ import reactor.util.context.ContextView;
  *       → idempotency (key computed once per call, held across retries)
  *         → retry (budget)
  *           → breaker (every attempt)
- *             → per-attempt timeout (adaptive, computed when each attempt starts)
- *               → the call
+ *             → rate limit, if set (a request and the tokens of each attempt; their usage is spent from the task)
+ *               → concurrency limit, if set (a permit while each attempt runs)
+ *                 → per-attempt timeout (adaptive, computed when each attempt starts)
+ *                   → the call
  * </pre>
  *
  * <pre>{@code

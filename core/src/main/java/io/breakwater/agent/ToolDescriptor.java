@@ -5,6 +5,9 @@ import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.SideEffect;
+import io.breakwater.limit.CallWeight;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.RateLimit;
 import io.breakwater.retry.RetryPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -55,6 +58,12 @@ import reactor.util.context.ContextView;
  *       arguments without {@code transientFields} (see {@link Tool#withIdempotencyKey}), in the namespace that
  *       {@code idempotencyNamespace} reads from the Reactor Context (or, for a {@code singleTenant()} tool, the
  *       default namespace): one of the two is required with {@code idempotency}</td></tr>
+ *   <tr><td>{@code concurrencyLimit}</td><td>none</td><td>every attempt holds a permit of this
+ *       {@link ConcurrencyLimit} ({@code limitedBy}) while it runs; a refusal is {@code LIMIT_EXCEEDED}, not retried
+ *       and not counted against the tool</td></tr>
+ *   <tr><td>{@code rateLimit}</td><td>none</td><td>every attempt takes one request of this {@link RateLimit}
+ *       ({@code throttledBy}) and the tokens of its {@link CallWeight}; the weight's actual usage of a successful
+ *       attempt is also spent from the task's token budget, so both count the same figures</td></tr>
  *   <tr><td>{@code unavailableAfter}</td><td>timeout 3, connection 3, server_error 3, rate_limited 2,
  *       circuit_open 2; invalid_argument 1, client_error 2</td><td>failed calls of a kind after which the tool is
  *       written off for the rest of the task; for invalid_argument and client_error, failed calls with the same
@@ -106,6 +115,12 @@ public final class ToolDescriptor {
   @Nullable
   private final Consumer<String> eventLog;
   private final Supplier<Scheduler> scheduler;
+  @Nullable
+  private final ConcurrencyLimit concurrencyLimit;
+  @Nullable
+  private final RateLimit rateLimit;
+  @Nullable
+  private final CallWeight<?> rateWeight;
 
   private ToolDescriptor(Builder b) {
     this.name = b.name;
@@ -128,6 +143,9 @@ public final class ToolDescriptor {
     this.observationRegistry = b.observationRegistry;
     this.eventLog = b.eventLog;
     this.scheduler = b.scheduler;
+    this.concurrencyLimit = b.concurrencyLimit;
+    this.rateLimit = b.rateLimit;
+    this.rateWeight = b.rateWeight;
   }
 
   /** A builder for the tool called {@code name}, e.g. {@code "flights.search"}: a metric tag, never user data. */
@@ -222,6 +240,24 @@ public final class ToolDescriptor {
     return eventLog;
   }
 
+  /** The limit of this tool's attempts in flight, or {@code null}. */
+  @Nullable
+  public ConcurrencyLimit concurrencyLimit() {
+    return concurrencyLimit;
+  }
+
+  /** The rate limit every attempt of this tool takes from, or {@code null}. */
+  @Nullable
+  public RateLimit rateLimit() {
+    return rateLimit;
+  }
+
+  /** What one attempt weighs against {@link #rateLimit()}, or {@code null} with no rate limit. */
+  @Nullable
+  public CallWeight<?> rateWeight() {
+    return rateWeight;
+  }
+
   public Supplier<Scheduler> scheduler() {
     return scheduler;
   }
@@ -253,6 +289,9 @@ public final class ToolDescriptor {
     private ObservationRegistry observationRegistry;
     private Consumer<String> eventLog;
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
+    private ConcurrencyLimit concurrencyLimit;
+    private RateLimit rateLimit;
+    private CallWeight<?> rateWeight;
 
     private Builder(String name) {
       this.name = Objects.requireNonNull(name, "name");
@@ -388,6 +427,28 @@ public final class ToolDescriptor {
     /** Send each call's JSON event here instead of the SLF4J logger {@code breakwater.tool.calls}. */
     public Builder eventLog(Consumer<String> eventLog) {
       this.eventLog = Objects.requireNonNull(eventLog, "eventLog");
+      return this;
+    }
+
+    /** At most the limit's permits of attempts in flight (shared with every other user of {@code limit}). */
+    public Builder concurrencyLimit(ConcurrencyLimit limit) {
+      this.concurrencyLimit = Objects.requireNonNull(limit, "concurrencyLimit");
+      return this;
+    }
+
+    /** Every attempt takes one request of {@code limit}. */
+    public Builder rateLimit(RateLimit limit) {
+      return rateLimit(limit, CallWeight.oneRequest());
+    }
+
+    /**
+     * Every attempt takes one request and {@code weight}'s tokens of {@code limit}, corrected by the actual usage it
+     * reads from the result; that usage is also spent from the task's token budget ({@link TaskBudget#tokens()}).
+     * {@code weight}'s type is the tool's result type.
+     */
+    public Builder rateLimit(RateLimit limit, CallWeight<?> weight) {
+      this.rateLimit = Objects.requireNonNull(limit, "rateLimit");
+      this.rateWeight = Objects.requireNonNull(weight, "weight");
       return this;
     }
 

@@ -12,6 +12,7 @@ import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.agent.ToolMisconfiguredException;
 import io.breakwater.agent.ToolOutcome;
 import io.breakwater.agent.ToolRateLimitedException;
+import io.breakwater.agent.TokenBudgetExhaustedException;
 import io.breakwater.agent.ToolUnavailableException;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.Deadline;
@@ -26,6 +27,7 @@ import io.breakwater.internal.idempotency.CanonicalJson;
 import io.breakwater.internal.Saturating;
 import io.breakwater.internal.idempotency.IdempotentOperator;
 import io.breakwater.internal.retry.RetryAfter;
+import io.breakwater.limit.CallWeight;
 import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
 import io.micrometer.observation.Observation;
@@ -43,8 +45,8 @@ import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
 /**
- * The composition behind {@code Tool.call}: tool state and steps, fallbacks, idempotency, retry, breaker,
- * per-attempt adaptive timeout, call; plus meters, the call event and the Observation. Immutable; the latency
+ * The composition behind {@code Tool.call}: tool state and steps, fallbacks, idempotency, retry, breaker, rate
+ * limit, concurrency limit, per-attempt adaptive timeout, call; plus meters, the call event and the Observation. Immutable; the latency
  * history, meters and stale cache are shared by copies made with {@code with…}.
  */
 public final class ToolPipeline<A, R> {
@@ -177,6 +179,7 @@ public final class ToolPipeline<A, R> {
       }
     }
     Mono<R> attempts = Mono.deferContextual(ctx -> attempt(args, ctx, record));
+    attempts = limited(attempts, task);
     if (descriptor.breakers() != null) {
       attempts = attempts.transformDeferred(Breakwater.guardedBy(descriptor.breakers(), descriptor.name()))
           .contextWrite(record.cut::putIn);   // tells the family breaker which timeouts are our adaptive cuts
@@ -188,6 +191,35 @@ public final class ToolPipeline<A, R> {
           new IdempotentOperator<R>(idempotencyKey(args, ctx), descriptor.idempotency(), resultType)));
     }
     return attempts.transformDeferred(Breakwater.sideEffect(descriptor.sideEffect()));
+  }
+
+  /**
+   * Each attempt under the tool's concurrency limit, then its rate limit (a call waiting for a permit takes no request
+   * and no tokens); a successful attempt spends from the task's token budget what the rate limit counted: the
+   * weight's actual usage, else its estimate.
+   */
+  private Mono<R> limited(Mono<R> attempts, @Nullable TaskState task) {
+    if (descriptor.concurrencyLimit() != null) {
+      attempts = attempts.transformDeferred(Breakwater.limitedBy(descriptor.concurrencyLimit()));
+    }
+    if (descriptor.rateLimit() == null) {
+      return attempts;
+    }
+    @SuppressWarnings("unchecked")
+    CallWeight<R> weight = (CallWeight<R>) descriptor.rateWeight();
+    attempts = attempts.transformDeferred(Breakwater.throttledBy(descriptor.rateLimit(), weight));
+    if (task == null || (weight.estimate() == 0 && weight.actual() == null)) {
+      return attempts;
+    }
+    return attempts.handle((value, sink) -> {
+      long actual = weight.actual() == null ? -1 : weight.actual().applyAsLong(value);
+      TokenBudgetExhaustedException exhausted = task.spendTokens(actual >= 0 ? actual : weight.estimate());
+      if (exhausted != null) {
+        sink.error(exhausted);
+      } else {
+        sink.next(value);
+      }
+    });
   }
 
   /** The call's key, in the namespace the Context gives (or the default one, for a single-tenant tool). */
@@ -329,10 +361,13 @@ public final class ToolPipeline<A, R> {
     return hinted != RetryAfter.NONE ? hinted : Math.min(Saturating.nanos(descriptor.retry().rateLimitedBase()), cap);
   }
 
-  /** The timeouts and budgets of the task are not the tool's fault; neither is its own misconfiguration. */
+  /**
+   * The timeouts and budgets of the task are not the tool's fault; neither is its own misconfiguration, nor a refusal
+   * by Breakwater's own limits.
+   */
   private static boolean countsAgainstTool(FailureKind kind) {
     return kind != FailureKind.DEADLINE_EXCEEDED && kind != FailureKind.BUDGET_EXHAUSTED
-        && kind != FailureKind.MISCONFIGURED;
+        && kind != FailureKind.MISCONFIGURED && kind != FailureKind.LIMIT_EXCEEDED;
   }
 
   @Nullable
