@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -88,6 +87,11 @@ class TimerWheelTest {
     }
   }
 
+  private static final int RUNNING = 0;
+  private static final int ENDED = 1;
+  private static final int DISPOSING = 2;
+  private static final int DISPOSED = 3;
+
   @Test
   void racingCompletionsCancellationsAndFiringsEndEveryCallOnceAndLeaveNoTask() throws InterruptedException {
     Scheduler timers = Schedulers.newParallel("timer-wheel-race", 2);
@@ -104,11 +108,13 @@ class TimerWheelTest {
       for (int i = 0; i < calls; i++) {
         Sinks.One<Integer> answer = Sinks.one();
         DeadlineSpec spec = DeadlineSpec.builder(Duration.ofMillis(2 + i % 4)).scheduler(() -> clock).build();
-        AtomicBoolean over = new AtomicBoolean();
+        // RUNNING -> ENDED by its signal, or RUNNING -> DISPOSING -> DISPOSED by the canceller. A signal while the
+        // canceller disposes races it legitimately; one after the dispose returned, or a second one, is too many.
+        AtomicInteger phase = new AtomicInteger(RUNNING);
         Runnable end = () -> {
-          if (over.compareAndSet(false, true)) {
+          if (phase.compareAndSet(RUNNING, ENDED)) {
             ended.countDown();
-          } else {
+          } else if (phase.get() != DISPOSING) {
             twice.incrementAndGet();   // a second terminal signal, or one after the cancellation
           }
         };
@@ -131,8 +137,9 @@ class TimerWheelTest {
         if (i % 7 == 0) {
           Disposable call = subscriptions.get(i);
           completer.schedule(() -> {
-            if (over.compareAndSet(false, true)) {   // before the dispose: a signal from now on is one too many
+            if (phase.compareAndSet(RUNNING, DISPOSING)) {
               call.dispose();
+              phase.set(DISPOSED);   // from now on a signal is one too many
               ended.countDown();
             }
           }, delayMicros, TimeUnit.MICROSECONDS);
