@@ -93,7 +93,8 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
       source.subscribe(actual);
       return;
     }
-    if (deadline.remainingNanos() <= 0) {
+    Duration budget = deadline.budget();
+    if (budget.isZero() || budget.isNegative()) {   // it has just started: no need to read the clock again
       Operators.error(actual, deadline.exceeded());
       return;
     }
