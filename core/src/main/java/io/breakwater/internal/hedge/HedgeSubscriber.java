@@ -522,6 +522,8 @@ final class HedgeSubscriber<T> implements Subscription, Runnable, Scannable {
     ArrayDeque<T> prefix;
     /** Failed (or could not start): no longer in flight. */
     volatile boolean ended;
+    /** This attempt's source has signalled its end; anything after is a protocol violation, dropped. */
+    private boolean done;
 
     @Nullable
     private volatile Subscription s;
@@ -553,6 +555,10 @@ final class HedgeSubscriber<T> implements Subscription, Runnable, Scannable {
             + "): Reactive Streams rule 2.13");
       }
       HedgeSubscriber<T> p = parent;
+      if (done) {
+        Operators.onNextDropped(t, p.context);
+        return;
+      }
       int w = p.winner;
       if (w == index) {
         if (p.passthrough) {
@@ -606,6 +612,11 @@ final class HedgeSubscriber<T> implements Subscription, Runnable, Scannable {
     public void onError(Throwable t) {
       Objects.requireNonNull(t, "onError(null): Reactive Streams rule 2.13");
       HedgeSubscriber<T> p = parent;
+      if (done) {
+        Operators.onErrorDropped(t, p.context);
+        return;
+      }
+      done = true;
       int w = p.winner;
       if (w == index) {
         p.winnerTerminated(t);
@@ -619,6 +630,10 @@ final class HedgeSubscriber<T> implements Subscription, Runnable, Scannable {
 
     @Override
     public void onComplete() {
+      if (done) {
+        return;
+      }
+      done = true;
       HedgeSubscriber<T> p = parent;
       int w = p.winner;
       if (w == index) {
