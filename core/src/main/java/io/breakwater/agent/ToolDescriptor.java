@@ -3,6 +3,7 @@ package io.breakwater.agent;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.RetryPolicy;
@@ -49,6 +50,8 @@ import reactor.util.annotation.Nullable;
  *       attempts are retried</td></tr>
  *   <tr><td>{@code breakers}</td><td>none</td><td>the registry whose tool and family breakers guard every
  *       attempt</td></tr>
+ *   <tr><td>{@code hedge}</td><td>none</td><td>a backup attempt when an attempt is slow ({@code hedgedBy}, between
+ *       the retry and the breakers)</td></tr>
  *   <tr><td>{@code idempotency}</td><td>none</td><td>at most once per key; the key is the tool's name and its
  *       arguments without {@code transientFields} (see {@link Tool#withIdempotencyKey})</td></tr>
  *   <tr><td>{@code unavailableAfter}</td><td>timeout 3, connection 3, server_error 3, rate_limited 2,
@@ -83,6 +86,8 @@ public final class ToolDescriptor {
   @Nullable
   private final CircuitBreakerRegistry breakers;
   @Nullable
+  private final HedgePolicy hedge;
+  @Nullable
   private final IdempotencyPolicy idempotency;
   private final List<String> transientFields;
   private final Map<FailureKind, Integer> unavailableAfter;
@@ -105,6 +110,7 @@ public final class ToolDescriptor {
     this.retry = b.retry != null ? b.retry
         : RetryPolicy.builder().name(b.name).meterRegistry(b.meterRegistry).scheduler(b.scheduler).build();
     this.breakers = b.breakers;
+    this.hedge = b.hedge;
     this.idempotency = b.idempotency;
     this.transientFields = List.copyOf(b.transientFields);
     this.unavailableAfter = Collections.unmodifiableMap(new EnumMap<>(b.unavailableAfter));
@@ -148,6 +154,12 @@ public final class ToolDescriptor {
   @Nullable
   public CircuitBreakerRegistry breakers() {
     return breakers;
+  }
+
+  /** The hedge policy, or {@code null}: no backup attempts. */
+  @Nullable
+  public HedgePolicy hedge() {
+    return hedge;
   }
 
   @Nullable
@@ -214,6 +226,7 @@ public final class ToolDescriptor {
     private CallTimeouts timeouts = CallTimeouts.adaptiveDefaults();
     private RetryPolicy retry;
     private CircuitBreakerRegistry breakers;
+    private HedgePolicy hedge;
     private IdempotencyPolicy idempotency;
     private final List<String> transientFields = new ArrayList<>();
     private final EnumMap<FailureKind, Integer> unavailableAfter = new EnumMap<>(FailureKind.class);
@@ -263,6 +276,16 @@ public final class ToolDescriptor {
     /** Guard every attempt with the tool's and its family's breakers in {@code breakers}. */
     public Builder breakers(CircuitBreakerRegistry breakers) {
       this.breakers = Objects.requireNonNull(breakers, "breakers");
+      return this;
+    }
+
+    /**
+     * Send a backup attempt when an attempt is slower than {@code policy} allows (see
+     * {@link io.breakwater.Breakwater#hedgedBy(HedgePolicy)}): each attempt, hedges included, passes the breakers and
+     * gets its own per-attempt timeout, and a retry comes only after every attempt of a try failed.
+     */
+    public Builder hedge(HedgePolicy policy) {
+      this.hedge = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
@@ -351,6 +374,11 @@ public final class ToolDescriptor {
         throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE retried without "
             + "idempotency, so a retry could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
             + ".retry(RetryPolicy.builder().maxRetries(0).build())");
+      }
+      if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null && hedge != null) {
+        throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE hedged without "
+            + "idempotency, so a backup attempt could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
+            + "drop .hedge(..)");
       }
       if (!transientFields.isEmpty() && idempotency == null) {
         throw new IllegalArgumentException("Tool '" + name + "' has transientFields but no idempotency: add "

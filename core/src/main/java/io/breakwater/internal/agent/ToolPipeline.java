@@ -166,6 +166,9 @@ public final class ToolPipeline<A, R> {
     if (descriptor.breakers() != null) {
       attempts = attempts.transformDeferred(Breakwater.guardedBy(descriptor.breakers(), descriptor.name()));
     }
+    if (descriptor.hedge() != null) {
+      attempts = attempts.transformDeferred(Breakwater.hedgedBy(descriptor.hedge()));
+    }
     attempts = attempts.transformDeferred(Breakwater.retryWithBudget(descriptor.retry()));
     if (descriptor.idempotency() != null) {
       Mono<R> retried = attempts;
