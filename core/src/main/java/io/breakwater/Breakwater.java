@@ -187,8 +187,9 @@ public final class Breakwater {
    * <ul>
    *   <li><b>Classified.</b> Retryable kinds (timeouts, connection errors, 408, 429, 5xx) are retried; a first
    *       failure that is not retryable reaches the subscriber unchanged, after exactly one attempt; an unknown
-   *       kind is retried once. Rate limits wait longer (at least 5 s) and honour {@code Retry-After} and
-   *       {@code retry-after-ms} (up to 60 s); {@code x-should-retry: false} forbids a retry.</li>
+   *       kind is retried once. A server's {@code Retry-After} or {@code retry-after-ms} is the wait (even a short
+   *       one, up to 60 s); a rate limit without one waits at least 5 s; {@code x-should-retry: false} forbids a
+   *       retry.</li>
    *   <li><b>Budgeted.</b> The policy's {@code maxRetries}, the task's {@link #withRetryBudget(int)} and the
    *       dependency's {@link io.breakwater.retry.RetryBudget} must all allow a retry.</li>
    *   <li><b>Deadline-aware.</b> No sleep passes the deadline in force, and no attempt starts with less than the
@@ -342,9 +343,10 @@ public final class Breakwater {
    *     .transformDeferred(idleTimeout(Duration.ofSeconds(3), e -> !e.isHeartbeat()));
    * }</pre>
    *
-   * <p>One timer per subscription, ticking every timeout/4 and re-armed from the time of last progress; the hot path
-   * reads no clock and allocates nothing. A stall is detected between {@code timeout} and {@code timeout × 1.25}
-   * after the last progress item. Time comes from the deadline's scheduler if one is in force, else
+   * <p>Exact: the error comes at last progress + {@code timeout}, to the nanosecond in virtual time. One timer per
+   * subscription, re-armed for the remainder when it finds recent progress; each progress item reads the clock once
+   * and allocates nothing ({@link StreamTimeouts.Builder#coarse()} trades that clock read for a stall detected up to
+   * a quarter of the timeout late). Time comes from the deadline's scheduler if one is in force, else
    * {@code Schedulers.parallel()}, resolved at subscription. See {@link StreamTimeouts} for first-item timeouts and
    * explicit schedulers.
    */

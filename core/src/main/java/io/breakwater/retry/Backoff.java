@@ -1,5 +1,6 @@
 package io.breakwater.retry;
 
+import io.breakwater.internal.Saturating;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
@@ -89,7 +90,7 @@ public final class Backoff {
       throw new IllegalArgumentException("Backoff cap " + cap + " is below its base " + base
           + ": give a cap at least as long as the base");
     }
-    return new Backoff(shape, base.toNanos(), cap.toNanos(), jitterFraction);
+    return new Backoff(shape, Saturating.nanos(base), Saturating.nanos(cap), jitterFraction);
   }
 
   /** The delay before the first retry's exponential step (for {@link #fixed}, the delay). */
@@ -108,7 +109,7 @@ public final class Backoff {
    */
   public Backoff withBase(Duration base) {
     Objects.requireNonNull(base, "base");
-    long b = base.toNanos();
+    long b = Saturating.nanos(base);
     return shape == Shape.FIXED ? new Backoff(shape, b, b, 0.0) : new Backoff(shape, b, Math.max(capNanos, b),
         jitterFraction);
   }

@@ -1,7 +1,6 @@
 package io.breakwater.retry;
 
 import io.breakwater.failure.FailureClassifier;
-import io.breakwater.internal.retry.DefaultRetryBudgets;
 import io.breakwater.internal.retry.RetryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -28,20 +27,22 @@ import reactor.core.scheduler.Schedulers;
  * <table>
  *   <caption>Defaults</caption>
  *   <tr><th>setting</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@code name}</td><td>{@code "default"}</td><td>the dependency: names the default budget, the metrics'
+ *   <tr><td>{@code name}</td><td>{@code "default"}</td><td>the dependency: names the metrics'
  *       {@code dependency} tag and {@link RetryExhaustedException#source()}</td></tr>
  *   <tr><td>{@code maxRetries}</td><td>3</td><td>retries after the first attempt</td></tr>
  *   <tr><td>{@code backoff}</td><td>{@code fullJitter(200 ms, 10 s)}</td><td>delay before each retry</td></tr>
  *   <tr><td>{@code timeoutBase}</td><td>1 s</td><td>the backoff's base after a {@code TIMEOUT}
  *       ({@code Duration.ZERO}: the backoff's own)</td></tr>
- *   <tr><td>{@code rateLimitedBase}</td><td>5 s</td><td>after a {@code RATE_LIMITED} failure without
- *       {@code Retry-After}, wait base + the backoff computed with this base (so at least 5 s)</td></tr>
+ *   <tr><td>{@code rateLimitedBase}</td><td>5 s</td><td>after a {@code RATE_LIMITED} failure without a hint,
+ *       wait base + the backoff computed with this base (so at least 5 s); a server's {@code Retry-After} or
+ *       {@code retry-after-ms} is honoured as it is, even when shorter: it knows its own window</td></tr>
  *   <tr><td>{@code retryAfterCap}</td><td>60 s</td><td>the longest {@code Retry-After}/{@code retry-after-ms}
  *       honoured (and longest rate-limited wait)</td></tr>
  *   <tr><td>{@code minAttemptTime}</td><td>100 ms</td><td>no attempt starts with less time than this before the
  *       deadline</td></tr>
- *   <tr><td>{@code budget}</td><td>{@code RetryBudget.ratio(0.1, 10)}, one per name in the JVM</td><td>the
- *       dependency's token bucket</td></tr>
+ *   <tr><td>{@code budget}</td><td>a new {@link RetryBudget#ofDefaults()} for this policy (15 % of calls, 10
+ *       tokens); share one by passing the same instance to several policies</td><td>the dependency's token
+ *       bucket</td></tr>
  *   <tr><td>{@code classifier}</td><td>{@link FailureClassifier#defaults()}</td><td>maps failures to kinds</td></tr>
  *   <tr><td>{@code scheduler}</td><td>{@code Schedulers::parallel}</td><td>clock and timer for backoff sleeps
  *       when no deadline is in force (with one, the deadline's scheduler), resolved at subscription</td></tr>
@@ -70,7 +71,7 @@ public final class RetryPolicy {
   private final Duration retryAfterCap;
   private final Duration minAttemptTime;
   private final RetryBudget budget;
-  /** Whether the budget was given rather than the name's default, so that {@link #toBuilder()} keeps it. */
+  /** Whether the budget was given rather than a default, so that {@link #toBuilder()} keeps it. */
   private final boolean budgetGiven;
   private final FailureClassifier classifier;
   private final Supplier<Scheduler> scheduler;
@@ -85,7 +86,7 @@ public final class RetryPolicy {
     this.rateLimitedBase = b.rateLimitedBase;
     this.retryAfterCap = b.retryAfterCap;
     this.minAttemptTime = b.minAttemptTime;
-    this.budget = b.budget != null ? b.budget : DefaultRetryBudgets.forName(b.name);
+    this.budget = b.budget != null ? b.budget : RetryBudget.ofDefaults();
     this.budgetGiven = b.budget != null;
     this.classifier = b.classifier;
     this.scheduler = b.scheduler;
@@ -215,7 +216,10 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** The least wait after a rate-limited answer without {@code Retry-After}. Default 5 s. */
+    /**
+     * The least wait after a rate-limited answer without {@code Retry-After}/{@code retry-after-ms}; a hint, even a
+     * shorter one, is honoured as it is. Default 5 s.
+     */
     public Builder rateLimitedBase(Duration base) {
       this.rateLimitedBase = Objects.requireNonNull(base, "rateLimitedBase");
       return this;
@@ -233,7 +237,10 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** The dependency's retry budget; default one {@code RetryBudget.ratio(0.1, 10)} per name in the JVM. */
+    /**
+     * The dependency's retry budget; by default each built policy gets its own {@link RetryBudget#ofDefaults()}.
+     * Pass one instance to several policies to share it.
+     */
     public Builder budget(RetryBudget budget) {
       this.budget = Objects.requireNonNull(budget, "budget");
       return this;

@@ -33,7 +33,9 @@ import reactor.core.publisher.Flux;
  *       when it is all ASCII digits.</li>
  *   <li>An unterminated final event (no empty line before the end) is discarded.</li>
  *   <li>A line, or the event being assembled, larger than {@link #maxEventBytes()} (default
- *       {@value #DEFAULT_MAX_EVENT_BYTES} bytes, 8 MiB) fails the stream with an {@link EventTooLargeException}.</li>
+ *       {@value #DEFAULT_MAX_EVENT_BYTES} bytes, 8 MiB) fails the stream with an {@link EventTooLargeException}, after
+ *       every event completed before it.</li>
+ *   <li>What a subscriber sees never depends on how the bytes were split into buffers, errors included.</li>
  * </ul>
  *
  * <h2>Buffers</h2>

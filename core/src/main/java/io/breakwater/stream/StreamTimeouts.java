@@ -30,9 +30,12 @@ import reactor.core.scheduler.Scheduler;
  *       subscription, the {@link Deadline} in the Context gives {@link Deadline#perCallBudget()} and
  *       {@link Deadline#idleBudget()}; without one, {@value #DEFAULT_FIRST_ITEM_SECONDS} s and
  *       {@value #DEFAULT_IDLE_SECONDS} s.</li>
- *   <li><b>Precision</b>: a stall is detected between d and d + d/{@value #TICKS_PER_TIMEOUT} after the last
- *       progress item (plus the scheduler's own lateness), never earlier; a missing first item exactly at its
- *       timeout.</li>
+ *   <li><b>Precision</b>: exact by default: a timeout fires at last progress + d (subscription + d for a missing
+ *       first item), to the nanosecond in virtual time, plus only the scheduler's own lateness on a real clock. Still
+ *       one timer per subscription: when it finds recent progress it re-arms for the remainder (Netty's
+ *       {@code IdleStateHandler}); each progress item reads the clock once. {@link Builder#coarse()} trades
+ *       precision for the cheapest hot path (no clock read per item): a stall is then detected between d and
+ *       d + d/{@value #TICKS_PER_TIMEOUT}, never earlier.</li>
  *   <li><b>Metrics</b>: {@code breakwater.stream.timeouts}, tagged {@code type=first_item|idle}, in
  *       {@link Builder#meterRegistry} (default {@code Metrics.globalRegistry}).</li>
  *   <li><b>Time</b> comes from {@link Builder#scheduler(Supplier)} if set, else from the deadline's scheduler, else
@@ -47,7 +50,7 @@ public final class StreamTimeouts {
   public static final long DEFAULT_FIRST_ITEM_SECONDS = 12;
   /** The idle timeout when it comes from the deadline and there is none: 3 s. */
   public static final long DEFAULT_IDLE_SECONDS = 3;
-  /** The idle timer looks at progress this many times per idle timeout. */
+  /** In {@link Builder#coarse()} mode, the idle timer looks at progress this many times per idle timeout. */
   public static final int TICKS_PER_TIMEOUT = 4;
 
   private final Duration firstItem;
@@ -55,6 +58,7 @@ public final class StreamTimeouts {
   private final Duration idle;
   private final boolean idleFromDeadline;
   private final Supplier<Scheduler> scheduler;
+  private final boolean coarse;
   private final Counter firstItemTimeouts;
   private final Counter idleTimeouts;
 
@@ -64,6 +68,7 @@ public final class StreamTimeouts {
     this.idle = b.idle;
     this.idleFromDeadline = b.idleFromDeadline;
     this.scheduler = b.scheduler;
+    this.coarse = b.coarse;
     this.firstItemTimeouts = timeouts(b.meterRegistry, "first_item");
     this.idleTimeouts = timeouts(b.meterRegistry, "idle");
   }
@@ -107,6 +112,11 @@ public final class StreamTimeouts {
     return idleFromDeadline;
   }
 
+  /** Whether the coarse tick was chosen over exact timeouts (see {@link Builder#coarse()}). */
+  public boolean coarse() {
+    return coarse;
+  }
+
   /** The scheduler set explicitly, or {@code null} (deadline's, else {@code Schedulers.parallel()}). */
   public Supplier<Scheduler> scheduler() {
     return scheduler;
@@ -133,7 +143,7 @@ public final class StreamTimeouts {
   @Override
   public String toString() {
     return "StreamTimeouts{firstItem=" + (firstItemFromDeadline ? "deadline" : firstItem) + ", idle="
-        + (idleFromDeadline ? "deadline" : idle) + "}";
+        + (idleFromDeadline ? "deadline" : idle) + (coarse ? ", coarse" : "") + "}";
   }
 
   /** Builds {@link StreamTimeouts}; not thread-safe; {@link #build()} validates. */
@@ -143,6 +153,7 @@ public final class StreamTimeouts {
     private Duration idle;
     private boolean idleFromDeadline;
     private Supplier<Scheduler> scheduler;
+    private boolean coarse;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
 
     private Builder() {}
@@ -181,6 +192,16 @@ public final class StreamTimeouts {
     public Builder idleFromDeadline() {
       this.idle = null;
       this.idleFromDeadline = true;
+      return this;
+    }
+
+    /**
+     * Detects a stall with a tick every timeout/{@value #TICKS_PER_TIMEOUT} instead of exactly: between d and
+     * d + d/{@value #TICKS_PER_TIMEOUT} after the last progress, never earlier. Items then read no clock, for streams of
+     * millions of items a second; an LLM stream (hundreds a second) wants the exact default.
+     */
+    public Builder coarse() {
+      this.coarse = true;
       return this;
     }
 

@@ -129,4 +129,17 @@ class BackoffTest {
     assertThat(backoff.cap()).isEqualTo(Duration.ofSeconds(5));
     assertThat(backoff.toString()).isEqualTo("fullJitter(PT5S, PT5S)");
   }
+
+  @Test
+  void durationsBeyondWhatNanosecondsHoldSaturateInsteadOfOverflowing() {
+    Backoff huge = Backoff.fullJitter(Duration.ofMillis(200), Duration.ofDays(365L * 1_000_000));
+    assertThat(huge.cap()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+    SplittableRandom random = new SplittableRandom(7);
+    for (int n = 0; n < 100; n++) {
+      assertThat(huge.delayNanos(n, 0, random)).isBetween(0L, Long.MAX_VALUE);
+    }
+    assertThat(Backoff.fixed(Duration.ofSeconds(Long.MAX_VALUE)).delayNanos(0, 0, random)).isEqualTo(Long.MAX_VALUE);
+    assertThat(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(Long.MAX_VALUE), 0.5)
+        .withBase(Duration.ofSeconds(Long.MAX_VALUE)).delayNanos(3, 0, random)).isBetween(0L, Long.MAX_VALUE);
+  }
 }

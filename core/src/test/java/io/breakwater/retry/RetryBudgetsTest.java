@@ -10,13 +10,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakwater.internal.retry.TokenBucketRetryBudget;
 import io.breakwater.retry.RetryWithBudgetTest.Calls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.breakwater.failure.HttpStatusException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 class RetryBudgetsTest {
 
@@ -181,14 +188,180 @@ class RetryBudgetsTest {
         .isZero();
   }
 
+  /** Issue 17: no hidden global state; sharing a budget is explicit. */
   @Test
-  void policiesOfOneDependencyShareItsDefaultBudget() {
+  void aPolicyWithoutABudgetGetsItsOwnAndSharingIsExplicit() {
     RetryPolicy a = RetryPolicy.builder().name("hotels").build();
     RetryPolicy b = RetryPolicy.builder().name("hotels").maxRetries(1).build();
-    RetryPolicy other = a.toBuilder().name("cars").build();
-    RetryBudget explicit = RetryBudget.unlimited();
-    assertThat(b.budget()).isSameAs(a.budget());
-    assertThat(other.budget()).as("renaming picks the new name's budget").isNotSameAs(a.budget());
-    assertThat(a.toBuilder().budget(explicit).build().toBuilder().name("x").build().budget()).isSameAs(explicit);
+    assertThat(b.budget()).as("same name, still its own bucket").isNotSameAs(a.budget());
+    RetryBudget shared = RetryBudget.ofDefaults();
+    RetryPolicy search = RetryPolicy.builder().name("hotels").budget(shared).build();
+    RetryPolicy book = RetryPolicy.builder().name("hotels").maxRetries(1).budget(shared).build();
+    assertThat(book.budget()).isSameAs(search.budget()).isSameAs(shared);
+    assertThat(search.toBuilder().name("x").build().budget()).as("toBuilder keeps a given budget").isSameAs(shared);
+  }
+
+  /** Issue 17: a new virtual clock starts at 0; the bucket must not stay frozen until it catches up. */
+  @Test
+  void aClockThatJumpsBackwardsStartsAFreshEpoch() {
+    TokenBucketRetryBudget bucket = new TokenBucketRetryBudget(0, 1, 3);
+    for (int i = 0; i < 3; i++) {
+      assertThat(bucket.tryAcquireNow(3_600_000)).isTrue();
+    }
+    assertThat(bucket.tryAcquireNow(3_600_000)).isFalse();
+    assertThat(bucket.tryAcquireNow(0)).as("another clock: a fresh, full bucket").isTrue();
+    assertThat(bucket.tryAcquireNow(1_000)).as("the new epoch accrues from its own start").isTrue();
+  }
+
+  /**
+   * Issue 17: the same 200-trial test, run three times in one JVM, gives identical results: every trial builds its
+   * pipeline in its own virtual time, with a policy that has no explicit budget.
+   */
+  @Test
+  void theSameTwoHundredTrialJitterTestGivesIdenticalResultsThreeTimesInOneJvm() {
+    List<List<Long>> runs = new ArrayList<>();
+    for (int run = 0; run < 3; run++) {
+      runs.add(twoHundredJitterTrials());
+    }
+    assertThat(runs.get(0)).hasSize(200 * 5).doesNotContain(-1L);
+    assertThat(runs.get(1)).isEqualTo(runs.get(0));
+    assertThat(runs.get(2)).isEqualTo(runs.get(0));
+  }
+
+  /** 200 trials of a call that fails 4 times, then answers, with 4 retries and full jitter: each attempt's start. */
+  private static List<Long> twoHundredJitterTrials() {
+    RetryPolicy policy = RetryPolicy.builder().name("jitter").maxRetries(4)
+        .backoff(Backoff.fullJitter(Duration.ofMillis(100), Duration.ofSeconds(2)))
+        .random(() -> new SplittableRandom(42)).meterRegistry(new SimpleMeterRegistry()).build();
+    List<Long> starts = new ArrayList<>();
+    for (int trial = 0; trial < 200; trial++) {
+      Calls calls = new Calls(status(503), status(503), status(503), status(503));
+      StepVerifier.withVirtualTime(() -> calls.mono().transformDeferred(retryWithBudget(policy)))
+          .thenAwait(Duration.ofMinutes(1))
+          .expectNext("ok")
+          .verifyComplete();
+      starts.addAll(calls.startedAtMillis);
+      for (int missing = calls.startedAtMillis.size(); missing < 5; missing++) {
+        starts.add(-1L);
+      }
+    }
+    return starts;
+  }
+
+  /**
+   * Issue 17: with the default budget, a full outage of 10 minutes leaves retries under 15 % of requests at 1, 20 and
+   * 200 calls/s (each call asks for up to 3 retries), measured through {@code retryWithBudget} in virtual time.
+   */
+  @Test
+  void inATenMinuteOutageRetriesStayUnderFifteenPercentOfRequestsAtAnyRate() {
+    for (int rate : new int[] {1, 20, 200}) {
+      double share = outageRetryShare(rate);
+      System.out.printf("RetryBudgetsTest: 10-minute outage at %d calls/s: %.1f %% of requests are retries%n", rate,
+          100 * share);
+      assertThat(share).as("retry share at %d calls/s", rate).isLessThan(0.15);
+    }
+  }
+
+  /** Retries ÷ (calls + retries) when every call fails, {@code rate} calls a second for 10 minutes. */
+  static double outageRetryShare(int rate) {
+    RetryPolicy policy = RetryPolicy.builder().name("outage").meterRegistry(new SimpleMeterRegistry())
+        .random(() -> new SplittableRandom(7)).build();
+    AtomicLong attempts = new AtomicLong();
+    long calls = 600L * rate;
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    Mono<String> failing = Mono.defer(() -> {
+      attempts.incrementAndGet();
+      return Mono.<String>error(new HttpStatusException(503));
+    });
+    RetryPolicy timed = policy.toBuilder().budget(policy.budget()).scheduler(() -> vts).build();
+    Flux.interval(Duration.ZERO, Duration.ofNanos(1_000_000_000L / rate), vts).take(calls)
+        .flatMap(i -> failing.transformDeferred(retryWithBudget(timed)).onErrorResume(e -> Mono.empty()),
+            Integer.MAX_VALUE)
+        .subscribe();
+    vts.advanceTimeBy(Duration.ofMinutes(11));
+    long retries = attempts.get() - calls;
+    return retries / (double) attempts.get();
+  }
+
+  /** Issue 17: a lone failure among healthy calls, at 1 call a minute, still gets every retry it asks for. */
+  @Test
+  void aLoneFailingCallAmongHealthyOnesAtOneCallAMinuteGetsAllItsRetries() {
+    RetryPolicy policy = RetryPolicy.builder().name("lone").backoff(Backoff.fixed(Duration.ofSeconds(1)))
+        .meterRegistry(new SimpleMeterRegistry()).build();
+    Calls lone = new Calls(status(503), status(503), status(503));
+    StepVerifier.withVirtualTime(() -> Flux.range(0, 60)
+            .concatMap(minute -> Mono.delay(Duration.ofMinutes(1)).then(Mono.just("ok")
+                .transformDeferred(retryWithBudget(policy))))
+            .then(lone.mono().transformDeferred(retryWithBudget(policy))))
+        .thenAwait(Duration.ofHours(2))
+        .expectNext("ok")
+        .verifyComplete();
+    assertThat(lone.count).as("the first attempt and its 3 retries").hasValue(4);
+  }
+
+  /** Issue 17: a refill-on-success budget (the seeds': 50 tokens, 5 per retry, +1 per success) can be written. */
+  @Test
+  void aRefillOnSuccessBudgetCanBeWrittenWithTheOnSuccessHook() {
+    class RefillOnSuccess implements RetryBudget {
+      final AtomicInteger tokens = new AtomicInteger(50);
+
+      @Override
+      public void onRequest() {}
+
+      @Override
+      public void onSuccess() {
+        tokens.updateAndGet(t -> Math.min(50, t + 1));
+      }
+
+      @Override
+      public Mono<Boolean> tryAcquire(long nowMillis) {
+        return Mono.just(tokens.getAndUpdate(t -> t >= 5 ? t - 5 : t) >= 5);
+      }
+
+      @Override
+      public double level() {
+        return tokens.get();
+      }
+    }
+    RefillOnSuccess seeds = new RefillOnSuccess();
+    RetryPolicy policy = fixedPolicy().budget(seeds).build();
+    StepVerifier.withVirtualTime(() -> new Calls(status(503), status(503)).mono()
+            .transformDeferred(retryWithBudget(policy)))
+        .thenAwait(Duration.ofSeconds(1))
+        .expectNext("ok")
+        .verifyComplete();
+    assertThat(seeds.tokens).as("2 retries at 5, then +1 for the success").hasValue(41);
+    for (int i = 0; i < 20; i++) {
+      Mono.just("ok").transformDeferred(retryWithBudget(policy)).block();
+      Flux.just("a", "b").transformDeferred(retryWithBudget(policy)).blockLast();
+    }
+    assertThat(seeds.tokens).as("refilled by successes, Mono and Flux, up to its capacity").hasValue(50);
+  }
+
+  /** Issue 19: when the budget starts refusing, the refusal is a meter, and the first one a warning. */
+  @Test
+  void aBudgetThatStartsRefusingIsCountedAndLoggedOnce() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RetryPolicy policy = fixedPolicy().name("refusing").budget(new TokenBucketRetryBudget(0, 0, 1))
+        .meterRegistry(registry).build();
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true));
+    try {
+      for (int i = 0; i < 3; i++) {
+        StepVerifier.withVirtualTime(() -> Calls.failing(status(503)).mono()
+                .transformDeferred(retryWithBudget(policy)))
+            .thenAwait(Duration.ofSeconds(10))
+            .expectError()
+            .verify(VERIFY);
+      }
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(registry.get("breakwater.retry.rejections").tag("dependency", "refusing")
+        .tag("reason", "dependency_budget").counter().count()).isEqualTo(3);
+    String log = captured.toString();
+    assertThat(log).contains("Retry budget of 'refusing'").contains("started refusing retries");
+    assertThat(log.indexOf("started refusing")).isEqualTo(log.lastIndexOf("started refusing"));
   }
 }

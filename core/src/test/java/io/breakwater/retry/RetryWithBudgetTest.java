@@ -176,6 +176,20 @@ class RetryWithBudgetTest {
     assertThat(calls.startedAtMillis).containsExactly(0L, 7_000L);
   }
 
+  /** Issue 26: the 5 s floor of rate limits applies only without a hint; the server's own wait is honoured. */
+  @Test
+  void retryAfterBelowTheRateLimitedBaseIsHonouredAsItIs() {
+    Calls calls = new Calls(status(429, "Retry-After", "1"));
+    StepVerifier.withVirtualTime(() -> calls.mono().transformDeferred(retryWithBudget(RetryPolicy.builder()
+            .name("rate-limited").budget(RetryBudget.unlimited()).build())))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(999))
+        .thenAwait(Duration.ofMillis(1))
+        .expectNext("ok")
+        .verifyComplete();
+    assertThat(calls.startedAtMillis).containsExactly(0L, 1_000L);
+  }
+
   @Test
   void retryAfterMsIsHonouredBeforeRetryAfter() {
     assertRetriedOnceAfter(new HttpStatusException(503,

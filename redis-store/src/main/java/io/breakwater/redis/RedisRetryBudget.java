@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptReactive;
 import org.redisson.api.RedissonReactiveClient;
+import org.redisson.client.RedisConnectionException;
 import org.redisson.client.codec.StringCodec;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -23,7 +24,7 @@ import reactor.util.Loggers;
  * with Redis {@code TIME}, not the clients' clocks.
  *
  * <pre>{@code
- * RetryBudget flights = RedisRetryBudget.builder(redisson, "flights").ratio(0.1).minRetriesPerSecond(10).build();
+ * RetryBudget flights = RedisRetryBudget.builder(redisson, "flights").build();   // 15 % of calls, 10 tokens
  * RetryPolicy policy = RetryPolicy.builder().name("flights").budget(flights).build();
  * }</pre>
  *
@@ -34,7 +35,9 @@ import reactor.util.Loggers;
  *   <li><b>Failure path: one round trip.</b> {@link #tryAcquire(long)} is one script that adds the pending deposits
  *       and the floor accrued since the last visit, then withdraws a token if there is one.</li>
  *   <li><b>Fails closed.</b> If Redis cannot answer within {@code operationTimeout} (default 500 ms), the retry is
- *       refused: an outage of the budget's store never becomes a retry storm.</li>
+ *       refused: an outage of the budget's store never becomes a retry storm. The deposits of a visit whose answer
+ *       did not come are dropped, since the script may have applied them (they are kept only when the command
+ *       provably never reached Redis): the budget may undercount, never count twice.</li>
  * </ul>
  *
  * <p>Thread-safe. {@link #close()} stops the periodic flush.
@@ -121,12 +124,24 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
               Long.toString(capacityMilli), Double.toString(minPerSecond / 1000.0 * TOKEN),
               Long.toString(requests * depositMilli), Long.toString(take), Long.toString(idleExpiry.toMillis()))
           .timeout(operationTimeout)
-          .doOnError(e -> pendingRequests.add(requests))
+          .doOnError(e -> {
+            if (neverSent(e)) {
+              pendingRequests.add(requests);   // kept for the next visit
+            }   // else ambiguous (the script may have run): dropped, so deposits are never counted twice
+          })
           .map(reply -> {
             lastKnownMilli = ((Number) reply.get(1)).longValue();
             return ((Number) reply.get(0)).longValue();
           });
     });
+  }
+
+  /**
+   * Whether {@code error} proves the script never reached Redis (no connection, or the command could not be
+   * written). A timeout proves nothing: the script may have run, and its reply been late.
+   */
+  private static boolean neverSent(Throwable error) {
+    return error instanceof RedisConnectionException;
   }
 
   private void flushIfPending() {
@@ -156,8 +171,8 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
   public static final class Builder {
     private final RedissonReactiveClient redisson;
     private final String dependency;
-    private double ratio = 0.1;
-    private double minRetriesPerSecond = 10;
+    private double ratio = TokenBucketRetryBudget.DEFAULT_RATIO;
+    private double minRetriesPerSecond = 0;
     private Double capacityOverride;
     private double capacity;
     private String keyPrefix = "bw:retry:";
@@ -170,19 +185,22 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
       this.dependency = Objects.requireNonNull(dependency, "dependency");
     }
 
-    /** The share of calls that may be retried, across all instances; default 0.1. */
+    /** The share of calls that may be retried, across all instances; default 0.15, as {@code RetryBudget.ofDefaults()}. */
     public Builder ratio(double ratio) {
       this.ratio = ratio;
       return this;
     }
 
-    /** Retries allowed per second whatever the traffic, across all instances; default 10. */
+    /**
+     * Retries allowed per second whatever the traffic, across all instances; default 0 (a floor lets a full outage
+     * at low traffic be mostly retries).
+     */
     public Builder minRetriesPerSecond(double minRetriesPerSecond) {
       this.minRetriesPerSecond = minRetriesPerSecond;
       return this;
     }
 
-    /** The most tokens the bucket holds; default 10 seconds of the floor, at least 10. */
+    /** The most tokens the bucket holds; default 10 seconds of the floor, at least 10 (so 10 with no floor). */
     public Builder capacity(double capacity) {
       this.capacityOverride = capacity;
       return this;

@@ -1,6 +1,7 @@
 package io.breakwater.benchmarks.stream;
 
 import io.breakwater.Breakwater;
+import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -32,6 +33,8 @@ public class IdleTimeoutBenchmark {
   private final Flux<Integer> idle = Flux.range(0, N).transform(Breakwater.idleTimeout(TIMEOUT));
   private final Flux<Integer> idleWithProgressTest = Flux.range(0, N)
       .transform(Breakwater.idleTimeout(TIMEOUT, (Integer i) -> i >= 0));
+  private final Flux<Integer> idleCoarse = Flux.range(0, N)
+      .transform(Breakwater.streamTimeouts(StreamTimeouts.builder().idle(TIMEOUT).coarse().build()));
   private final Flux<Integer> reactorTimeout = Flux.range(0, N).timeout(TIMEOUT);
 
   private static void drain(Flux<Integer> flux, Blackhole bh) {
@@ -66,6 +69,13 @@ public class IdleTimeoutBenchmark {
   @OperationsPerInvocation(N)
   public void idleTimeoutWithProgressTest(Blackhole bh) {
     drain(idleWithProgressTest, bh);
+  }
+
+  /** The opt-in coarse tick: no clock read and no fence per element. */
+  @Benchmark
+  @OperationsPerInvocation(N)
+  public void idleTimeoutCoarse(Blackhole bh) {
+    drain(idleCoarse, bh);
   }
 
   @Benchmark

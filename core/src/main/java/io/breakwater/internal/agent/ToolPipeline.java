@@ -11,14 +11,15 @@ import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.agent.ToolOutcome;
 import io.breakwater.agent.ToolRateLimitedException;
 import io.breakwater.agent.ToolUnavailableException;
-import io.breakwater.failure.HttpStatusException;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.internal.idempotency.CanonicalJson;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.idempotency.IdempotentOperator;
+import io.breakwater.internal.retry.RetryAfter;
 import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
 import io.micrometer.observation.Observation;
@@ -227,7 +228,8 @@ public final class ToolPipeline<A, R> {
     if (task != null && !record.refused && countsAgainstTool(kind)) {
       task.recordFailure(descriptor.name(), kind, reason, descriptor.unavailableAfter());
       if (kind == FailureKind.RATE_LIMITED) {
-        task.coolDown(descriptor.name(), record.clock.now(TimeUnit.NANOSECONDS) + rateLimitWaitNanos(error));
+        long now = record.clock.now(TimeUnit.NANOSECONDS);
+        task.coolDown(descriptor.name(), Saturating.add(now, rateLimitWaitNanos(error, now)));
       }
     }
     Mono<ToolOutcome<R>> failure = Mono.fromSupplier(() -> new ToolOutcome.Failure<>(error,
@@ -240,23 +242,14 @@ public final class ToolPipeline<A, R> {
   }
 
   /**
-   * How long a rate-limited tool asked to be left alone: its {@code Retry-After} in whole seconds (the last error's,
-   * up to the retry policy's cap), else the policy's {@code rateLimitedBase}.
+   * How long a rate-limited tool asked to be left alone: the hint of its answer ({@code retry-after-ms} or
+   * {@code Retry-After}, read by the parser {@code retryWithBudget} uses, up to the retry policy's cap), else the
+   * policy's {@code rateLimitedBase}.
    */
-  private long rateLimitWaitNanos(Throwable error) {
-    long wait = descriptor.retry().rateLimitedBase().toNanos();
-    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof HttpStatusException http) {
-        try {
-          wait = http.header("Retry-After").map(v -> Duration.ofSeconds(Long.parseLong(v.trim())).toNanos())
-              .orElse(wait);
-        } catch (NumberFormatException httpDate) {
-          // an HTTP-date: keep the policy's base
-        }
-        break;
-      }
-    }
-    return Math.min(wait, descriptor.retry().retryAfterCap().toNanos());
+  private long rateLimitWaitNanos(Throwable error, long nowNanos) {
+    long cap = Saturating.nanos(descriptor.retry().retryAfterCap());
+    long hinted = RetryAfter.hintNanos(error, TimeUnit.NANOSECONDS.toMillis(nowNanos), cap);
+    return hinted != RetryAfter.NONE ? hinted : Math.min(Saturating.nanos(descriptor.retry().rateLimitedBase()), cap);
   }
 
   /** The timeouts and budgets of the task are not the tool's fault; neither is its own misconfiguration. */

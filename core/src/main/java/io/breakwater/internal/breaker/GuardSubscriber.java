@@ -34,10 +34,23 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   private volatile long start;
 
   private Subscription s;
-  /** True until {@code source.subscribe(this)} returns: signals seen meanwhile come from a synchronous call. */
+  /** The thread that subscribes: only it reads {@link #subscribing}, which it alone writes. */
+  private final Thread subscriber = Thread.currentThread();
+  /**
+   * True until {@code source.subscribe(this)} returns: signals seen meanwhile on the subscribing thread come from a
+   * synchronous call. A signal on another thread is asynchronous by definition, and never reads this plain field
+   * (it would have no happens-before edge to its write).
+   */
   private boolean subscribing = true;
-  private boolean first;
+  /**
+   * Whether the first element came; written with release after {@link #firstAt}, so a thread that reads it with
+   * acquire (a cancel, {@link #subscribed()}) also sees the time of that element.
+   */
+  private volatile int first;
   private long firstAt;
+  @SuppressWarnings("rawtypes")
+  private static final AtomicIntegerFieldUpdater<GuardSubscriber> FIRST =
+      AtomicIntegerFieldUpdater.newUpdater(GuardSubscriber.class, "first");
 
   private volatile int done;
   @SuppressWarnings("rawtypes")
@@ -61,7 +74,7 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
    */
   void subscribed() {
     subscribing = false;
-    if (guard.timesCalls && !first && done == 0) {
+    if (guard.timesCalls && first == 0 && done == 0) {
       long now = BreakerCore.now(clock);
       start = now == UNTIMED ? now + 1 : now;
     }
@@ -85,9 +98,9 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
     if (t == null) {
       throw new NullPointerException("onNext(null) in guardedBy(" + guard.tool.name + "): Reactive Streams rule 2.13");
     }
-    if (!first) {
-      first = true;
+    if (first == 0) {
       firstAt = time();
+      FIRST.lazySet(this, 1);   // release: firstAt is visible to whoever sees first == 1
     }
     actual.onNext(t);
   }
@@ -124,7 +137,8 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   public void cancel() {
     if (DONE.compareAndSet(this, 0, 1)) {
       s.cancel();
-      finish(first ? BreakerCore.SUCCESS : BreakerCore.CANCELLED, first ? endTime() : 0);
+      boolean answered = first != 0;   // a cancel after the first element is a success, timed by that element
+      finish(answered ? BreakerCore.SUCCESS : BreakerCore.CANCELLED, answered ? endTime() : 0);
     } else {
       s.cancel();
     }
@@ -132,12 +146,13 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
 
   /** A Mono's outcome is timed by its element; a stream's by its end, which may be much later. */
   private long endTime() {
-    return first && (flags & MONO) != 0 ? firstAt : time();
+    return first != 0 && (flags & MONO) != 0 ? firstAt : time();
   }
 
   /** The clock, sampled for a synchronous call (see {@link BreakerCore#sampledNow}), read for an asynchronous one. */
   private long time() {
-    return subscribing ? guard.tool.sampledNow(clock) : guard.tool.observed(BreakerCore.now(clock));
+    return Thread.currentThread() == subscriber && subscribing ? guard.tool.sampledNow(clock)
+        : guard.tool.observed(BreakerCore.now(clock));
   }
 
   /** Time to the first element, or to {@code end} without one; negative when not timed. */
@@ -146,7 +161,7 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
     if (started == UNTIMED) {
       return -1;
     }
-    return (first ? firstAt : end) - started;
+    return (first != 0 ? firstAt : end) - started;
   }
 
   private void finish(int outcome, long now) {

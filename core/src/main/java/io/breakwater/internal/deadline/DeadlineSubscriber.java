@@ -133,8 +133,15 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
       throw new NullPointerException("onNext(null) in withDeadline(" + deadline.name()
           + "): Reactive Streams rule 2.13");
     }
-    if (!STATE.compareAndSet(this, IDLE, EMITTING)) {
-      Operators.onDiscard(t, context);
+    int current = state;
+    if (current == EMITTING) {
+      // Re-entrant: upstream emitted from inside a request made by the onNext below us on this thread (signals are
+      // serial, so no other thread can be inside onNext now). Delivered in place, in order.
+      actual.onNext(t);
+      return;
+    }
+    if (current != IDLE || !STATE.compareAndSet(this, IDLE, EMITTING)) {
+      Operators.onDiscard(t, context);   // the deadline passed (or the subscriber left) first
       return;
     }
     actual.onNext(t);
@@ -147,8 +154,7 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
 
   @Override
   public void onError(Throwable t) {
-    if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
-      disposeTimer();
+    if (terminate()) {
       actual.onError(t);
     } else {
       Operators.onErrorDropped(t, context);
@@ -157,9 +163,26 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
 
   @Override
   public void onComplete() {
-    if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
-      disposeTimer();
+    if (terminate()) {
       actual.onComplete();
+    }
+  }
+
+  /**
+   * Claims the terminal signal for upstream: from {@code IDLE}, or from {@code EMITTING} when upstream ends from
+   * inside a request made by the item being delivered (re-entrant, on this thread). After the timer has fired, its
+   * error wins.
+   */
+  private boolean terminate() {
+    for (;;) {
+      int current = state;
+      if (current != IDLE && current != EMITTING) {
+        return false;
+      }
+      if (STATE.compareAndSet(this, current, TERMINATED)) {
+        disposeTimer();
+        return true;
+      }
     }
   }
 

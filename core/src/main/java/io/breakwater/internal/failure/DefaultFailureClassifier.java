@@ -20,15 +20,29 @@ public final class DefaultFailureClassifier implements FailureClassifier {
 
   public static final DefaultFailureClassifier INSTANCE = new DefaultFailureClassifier();
 
-  /** How deep the cause chain is followed; also guards against cycles. */
-  private static final int MAX_CAUSE_DEPTH = 8;
+  /** How deep the cause chain (and a composite's parts) is followed; also guards against cycles. */
+  private static final int MAX_CAUSE_DEPTH = CompositeFailures.MAX_DEPTH;
 
   private DefaultFailureClassifier() {}
 
   @Override
   public FailureKind classify(Throwable failure) {
+    return classify(failure, 0);
+  }
+
+  /** Walks the cause chain; a composite (several failures in one) is classified by its parts. */
+  private FailureKind classify(Throwable failure, int depth0) {
     Throwable current = Exceptions.unwrap(failure);
-    for (int depth = 0; current != null && depth < MAX_CAUSE_DEPTH; depth++) {
+    for (int depth = depth0; current != null && depth < MAX_CAUSE_DEPTH; depth++) {
+      current = Exceptions.unwrap(current);
+      if (Exceptions.isMultiple(current)) {
+        FailureKind decided = null;
+        for (Throwable part : Exceptions.unwrapMultiple(current)) {
+          decided = CompositeFailures.decisive(decided, part == current ? FailureKind.UNKNOWN
+              : classify(part, depth + 1));
+        }
+        return decided == null ? FailureKind.UNKNOWN : decided;
+      }
       FailureKind kind = classifyOne(current);
       if (kind != FailureKind.UNKNOWN) {
         return kind;

@@ -7,6 +7,11 @@ import io.breakwater.retry.RetryStopReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The retry meters of one dependency. Counters are looked up when a failure happens (never on the success path);
@@ -18,6 +23,10 @@ public final class RetryMetrics {
   static final String RETRIES = "breakwater.retry.retries";
   static final String REJECTIONS = "breakwater.retry.rejections";
   static final String BUDGET_LEVEL = "breakwater.retry.budget.level";
+
+  private static final Logger LOG = Loggers.getLogger(RetryMetrics.class);
+  /** The budgets whose first refusal was logged; weak, so a budget that is dropped is forgotten. */
+  private static final Set<RetryBudget> WARNED = Collections.newSetFromMap(new WeakHashMap<>());
 
   private final MeterRegistry registry;
   private final String dependency;
@@ -39,6 +48,24 @@ public final class RetryMetrics {
   void retried(FailureKind kind) {
     Counter.builder(RETRIES).tag("dependency", dependency).tag("reason", kind.tag())
         .description("Retries made, by the failure kind that caused them").register(registry).increment();
+  }
+
+  /**
+   * The dependency's budget refused a retry: counted as a rejection ({@code reason=dependency_budget}), and the first
+   * refusal of each budget is logged as a warning, with what it means and what to change.
+   */
+  void budgetRefused(RetryBudget budget) {
+    boolean first;
+    synchronized (WARNED) {
+      first = WARNED.add(budget);
+    }
+    if (first) {
+      LOG.warn("Retry budget of '{}' ({}) started refusing retries: retries would exceed its share of calls, so the "
+          + "dependency fails more often than the budget tolerates (the default, 15 % of calls, keeps up with about "
+          + "13 % failing calls). Refusals are counted by {}{{dependency={}, reason=dependency_budget}}; give the "
+          + "policy a larger RetryBudget if this failure rate is expected. Logged once per budget.", dependency,
+          budget, REJECTIONS, dependency);
+    }
   }
 
   void rejected(RetryStopReason reason) {

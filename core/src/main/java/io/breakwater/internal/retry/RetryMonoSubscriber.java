@@ -5,7 +5,9 @@ import io.breakwater.internal.ContextKeys;
 import io.breakwater.retry.TaskRetryBudget;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.Scannable;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
@@ -38,7 +40,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
   private volatile Subscription upstream;
   private volatile boolean requested;
   private volatile boolean cancelled;
-  private volatile Subscription waiting;
+  @Nullable private volatile Disposable waiting;
   private boolean emitted;
   private RetryState state;
 
@@ -81,6 +83,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
 
   @Override
   public void onComplete() {
+    operator.policy.budget().onSuccess();
     actual.onComplete();
   }
 
@@ -90,7 +93,8 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
       throw new NullPointerException("onError(null) in " + operatorName() + ": Reactive Streams rule 2.13");
     }
     if (cancelled) {
-      return;   // the subscriber left; an attempt it cancelled is not a failure to report
+      Operators.onErrorDropped(t, context);   // the subscriber left: not a failure to report, nor to lose silently
+      return;
     }
     if (emitted) {
       actual.onError(t);
@@ -100,7 +104,18 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
     if (state == null) {
       state = operator.newState(deadline, task, scheduler);
     }
-    state.next(t, false, false).subscribe(new Wait());
+    Wait wait = new Wait();
+    waiting = wait;   // before subscribing: a cancel from now on reaches it
+    if (cancelled) {
+      wait.dispose();
+      return;
+    }
+    state.next(t, false, false).subscribe(wait);
+  }
+
+  /** Whether the subscriber left; then no attempt may be subscribed. */
+  boolean isCancelled() {
+    return cancelled;
   }
 
   @Override
@@ -117,9 +132,9 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
   @Override
   public void cancel() {
     cancelled = true;
-    Subscription w = waiting;
+    Disposable w = waiting;
     if (w != null) {
-      w.cancel();
+      w.dispose();
     }
     Subscription s = upstream;
     if (s != null) {
@@ -152,8 +167,12 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
     return "retryWithBudget(" + operator.policy.name() + ")";
   }
 
-  /** Waits for the decision about a failure: a delay that ends in the next attempt, or the final error. */
-  private final class Wait implements CoreSubscriber<Long> {
+  /**
+   * Waits for the decision about a failure: a delay whose end starts the next attempt, or the error to give the
+   * subscriber. Reactor's {@code BaseSubscriber} does the protocol; it exists before it subscribes, so a cancel
+   * racing the decision always finds it.
+   */
+  private final class Wait extends BaseSubscriber<Long> {
 
     @Override
     public Context currentContext() {
@@ -161,30 +180,15 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
     }
 
     @Override
-    public void onSubscribe(Subscription s) {
-      waiting = s;
-      if (cancelled) {
-        s.cancel();
-      } else {
-        s.request(Long.MAX_VALUE);
-      }
-    }
-
-    @Override
-    public void onNext(Long tick) {
-      // the delay is over; the attempt starts on completion
-    }
-
-    @Override
-    public void onError(Throwable t) {
+    protected void hookOnError(Throwable error) {
       waiting = null;
       if (!cancelled) {
-        actual.onError(t);
+        actual.onError(error);
       }
     }
 
     @Override
-    public void onComplete() {
+    protected void hookOnComplete() {
       waiting = null;
       if (!cancelled) {
         source.subscribe(RetryMonoSubscriber.this);

@@ -77,11 +77,13 @@ public final class RetryOperator<T> implements Function<Publisher<T>, Publisher<
     if (resume != null) {
       ResumeTracker<T> tracker = new ResumeTracker<>(resume);
       return Flux.defer(() -> tracker.attempt(source)).retryWhen(Retry.from(signals -> signals.concatMap(
-          signal -> state.next(signal.failure(), tracker.delivered(), true))));
+          signal -> state.next(signal.failure(), tracker.delivered(), true))))
+          .doOnComplete(policy.budget()::onSuccess);
     }
     EmittedFlag emitted = new EmittedFlag();
     return source.doOnNext(item -> emitted.value = true).retryWhen(Retry.from(signals -> signals.concatMap(
-        signal -> state.next(signal.failure(), emitted.value, false))));
+        signal -> state.next(signal.failure(), emitted.value, false))))
+        .doOnComplete(policy.budget()::onSuccess);
   }
 
   /** Whether a stream delivered anything, in any attempt: retrying it then would duplicate output. */
@@ -108,7 +110,9 @@ public final class RetryOperator<T> implements Function<Publisher<T>, Publisher<
       }
       RetryMonoSubscriber<T> subscriber = new RetryMonoSubscriber<>(actual, (Mono<T>) source, operator);
       actual.onSubscribe(subscriber);
-      source.subscribe(subscriber);
+      if (!subscriber.isCancelled()) {   // a subscriber that left inside onSubscribe makes no call
+        source.subscribe(subscriber);
+      }
     }
   }
 }

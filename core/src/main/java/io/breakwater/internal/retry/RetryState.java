@@ -2,8 +2,9 @@ package io.breakwater.internal.retry;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
-import io.breakwater.failure.HttpStatusException;
 import io.breakwater.failure.Retryability;
+import io.breakwater.internal.Saturating;
+import io.breakwater.internal.failure.CompositeFailures;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryAttempt;
 import io.breakwater.retry.RetryExhaustedException;
@@ -58,10 +59,10 @@ final class RetryState {
    * @param resumable whether a stream that delivered items may be resumed
    */
   Mono<Long> next(Throwable failure, boolean emitted, boolean resumable) {
-    if (spentByAnInnerRetry(failure)) {
-      return Mono.error(failure);   // an inner retry already spent what this failure deserved
+    if (CompositeFailures.any(failure, RetryExhaustedException.class::isInstance)) {
+      return Mono.error(failure);   // an inner retry already spent what this failure (or a part of it) deserved
     }
-    FailureKind kind = policy.classifier().classify(failure);
+    FailureKind kind = CompositeFailures.classify(policy.classifier(), failure);
     long nowMillis = scheduler.now(TimeUnit.MILLISECONDS);
     attempts.add(new RetryAttempt(attempts.size() + 1, kind, Duration.ofNanos(delayBeforeAttemptNanos),
         Instant.ofEpochMilli(nowMillis), failure));
@@ -72,8 +73,7 @@ final class RetryState {
         || (retryability == Retryability.UNKNOWN && unknownRetried)) {
       stop = RetryStopReason.NON_RETRYABLE;
     }
-    HttpStatusException http = stop == null ? RetryAfter.httpOf(failure) : null;
-    if (stop == null && http != null && RetryAfter.forbidsRetry(http)) {
+    if (stop == null && RetryAfter.forbidsRetry(failure)) {
       stop = RetryStopReason.SHOULD_NOT_RETRY;
     }
     if (stop == null && emitted && !resumable) {
@@ -84,10 +84,10 @@ final class RetryState {
     }
     long delay = 0L;
     if (stop == null) {
-      long hinted = http == null ? RetryAfter.NONE : RetryAfter.delayNanos(http, nowMillis);
-      long cap = policy.retryAfterCap().toNanos();
-      delay = hinted != RetryAfter.NONE ? Math.min(hinted, cap) : backoffNanos(kind);
-      if (deadline != null && delay + policy.minAttemptTime().toNanos() > deadline.remainingNanos()) {
+      long hinted = RetryAfter.hintNanos(failure, nowMillis, Saturating.nanos(policy.retryAfterCap()));
+      delay = hinted != RetryAfter.NONE ? hinted : backoffNanos(kind);
+      if (deadline != null
+          && Saturating.add(delay, Saturating.nanos(policy.minAttemptTime())) > deadline.remainingNanos()) {
         stop = hinted != RetryAfter.NONE ? RetryStopReason.RETRY_AFTER_BEYOND_DEADLINE : RetryStopReason.DEADLINE;
       }
     }
@@ -106,6 +106,7 @@ final class RetryState {
             if (task != null) {
               task.release();
             }
+            operator.metrics.budgetRefused(policy.budget());
             return Mono.error(stop(RetryStopReason.DEPENDENCY_BUDGET, failure));
           }
           retries++;
@@ -118,19 +119,6 @@ final class RetryState {
         });
   }
 
-  /** Whether {@code failure} is, or wraps (a few causes deep), an inner retry's {@link RetryExhaustedException}. */
-  private static boolean spentByAnInnerRetry(Throwable failure) {
-    Throwable current = failure;
-    for (int depth = 0; current != null && depth < 8; depth++) {
-      if (current instanceof RetryExhaustedException) {
-        return true;
-      }
-      Throwable cause = current.getCause();
-      current = cause == current ? null : cause;
-    }
-    return false;
-  }
-
   private long backoffNanos(FailureKind kind) {
     if (random == null) {
       random = policy.random().get();
@@ -140,7 +128,7 @@ final class RetryState {
       Duration base = policy.rateLimitedBase();
       long jittered = (base.isZero() ? backoff : backoff.withBase(base))
           .delayNanos(retries, delayBeforeAttemptNanos, random);
-      return Math.min(policy.retryAfterCap().toNanos(), base.toNanos() + jittered);
+      return Math.min(Saturating.nanos(policy.retryAfterCap()), Saturating.add(Saturating.nanos(base), jittered));
     }
     if (kind == FailureKind.TIMEOUT && !policy.timeoutBase().isZero()) {
       backoff = backoff.withBase(policy.timeoutBase());

@@ -9,6 +9,10 @@ import reactor.core.publisher.Mono;
  * token with one atomic add (no allocation, no lock; the balance may overshoot the capacity by the deposits of
  * concurrent calls, which the next withdrawal trims); a retry takes 1000 milli-tokens after adding the floor that
  * accrued since the last retry.
+ *
+ * <p>Time is whatever the caller's scheduler says. A clock that goes backwards (a new
+ * {@code VirtualTimeScheduler} starts at 0) is another clock: the bucket starts a fresh epoch, full, instead of
+ * waiting, frozen, for the new clock to catch up with the old one.
  */
 public final class TokenBucketRetryBudget implements RetryBudget {
 
@@ -57,6 +61,11 @@ public final class TokenBucketRetryBudget implements RetryBudget {
     this.balance = capacityMilli;
   }
 
+  /** The share of calls the default budget lets be retried. */
+  public static final double DEFAULT_RATIO = 0.15;
+  /** The tokens the default budget holds (and starts with). */
+  public static final double DEFAULT_CAPACITY = 10;
+
   /** The capacity of a bucket whose capacity was not given: ten seconds of the floor, at least 10 tokens. */
   public static double defaultCapacity(double minRetriesPerSecond) {
     return Math.max(10.0, 10.0 * minRetriesPerSecond);
@@ -94,6 +103,10 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 
   /** Synchronous form of {@link #tryAcquire(long)}. */
   public synchronized boolean tryAcquireNow(long nowMillis) {
+    if (lastRefillMillis != Long.MIN_VALUE && nowMillis < lastRefillMillis) {
+      lastRefillMillis = Long.MIN_VALUE;   // another clock: a fresh epoch
+      balance = capacityMilli;
+    }
     long accrued = 0;
     if (lastRefillMillis != Long.MIN_VALUE && nowMillis > lastRefillMillis) {
       accrued = (long) ((nowMillis - lastRefillMillis) * minPerSecond);   // ms × tokens/s = milli-tokens

@@ -7,6 +7,7 @@ import io.netty.util.ByteProcessor;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -39,14 +40,44 @@ public final class SseParser {
   private boolean firstLine = true;
 
   private List<ServerSentEvent> out;
+  /** The error that ended this stream, once a line or an event went over the limit. */
+  private EventTooLargeException failure;
 
   public SseParser(int maxBytes, boolean comments) {
     this.maxBytes = maxBytes;
     this.comments = comments;
   }
 
-  /** Parses all readable bytes of {@code buffer} (without moving its reader index); the events completed by it. */
-  public List<ServerSentEvent> feed(ByteBuf buffer) {
+  /**
+   * Parses all readable bytes of {@code buffer} (without moving its reader index); the events completed by it.
+   *
+   * <p>If the buffer takes a line or the event being assembled over the limit, the events completed before that
+   * point are still returned, and iterating past the last of them throws the {@link EventTooLargeException}: so a
+   * subscriber gets them, then the error, however the bytes were split into buffers. The parser accepts no more
+   * bytes after that (every later call throws the same error).
+   */
+  public Iterable<ServerSentEvent> feed(ByteBuf buffer) {
+    if (failure != null) {
+      throw failure;
+    }
+    try {
+      parse(buffer);
+    } catch (EventTooLargeException e) {
+      failure = e;
+      List<ServerSentEvent> before = out == null ? List.of() : out;
+      out = null;
+      return new EventsThenFailure(before, e);
+    }
+    shrinkIdleBuffers();
+    List<ServerSentEvent> events = out;
+    if (events == null) {
+      return List.of();
+    }
+    out = null;
+    return events;
+  }
+
+  private void parse(ByteBuf buffer) {
     int i = buffer.readerIndex();
     int end = buffer.writerIndex();
     if (afterCr && i < end) {
@@ -74,13 +105,30 @@ public final class SseParser {
       }
       processLine();
     }
-    shrinkIdleBuffers();
-    List<ServerSentEvent> events = out;
-    if (events == null) {
-      return List.of();
+  }
+
+  /** The events completed before a buffer went over the limit; iterating past the last one throws the failure. */
+  private record EventsThenFailure(List<ServerSentEvent> events, EventTooLargeException failure)
+      implements Iterable<ServerSentEvent> {
+
+    @Override
+    public Iterator<ServerSentEvent> iterator() {
+      Iterator<ServerSentEvent> it = events.iterator();
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          if (it.hasNext()) {
+            return true;
+          }
+          throw failure;
+        }
+
+        @Override
+        public ServerSentEvent next() {
+          return it.next();
+        }
+      };
     }
-    out = null;
-    return events;
   }
 
   /** A large event must not pin a large buffer for the rest of a long stream. */

@@ -2,6 +2,7 @@ package io.breakwater.internal.stream;
 
 import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
+import io.breakwater.internal.Saturating;
 import io.breakwater.stream.StreamTimeouts;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -20,24 +21,32 @@ import reactor.util.context.Context;
 
 /**
  * First-item and idle timeouts on a progress clock, with one lazily re-armed timer per subscription (Netty's
- * {@code IdleStateHandler} pattern).
+ * {@code IdleStateHandler} pattern), in one of two modes.
  *
- * <h2>Hot path</h2>
- * {@code onNext} reads no clock and touches no timer: it marks itself as emitting in {@code seq} (odd while inside
- * {@code actual.onNext}), counts progress, delivers and marks itself done; two opaque/release stores and two volatile
- * loads, which are plain moves on x86. The timer ticks every timeout/{@value StreamTimeouts#TICKS_PER_TIMEOUT}: if
- * the progress count moved since the last tick, progress happened after that tick, so it records "now" as the time
- * of last progress (late by at most one tick, never early); otherwise, once the timeout has passed since then, it
- * times out.
+ * <h2>Exact (the default)</h2>
+ * Each progress item records the clock ({@code lastProgressAt}, a release store). The timer is armed for the instant
+ * the stream would be late if nothing came; when it fires it reads the last progress and either times out (now is at
+ * or past last progress + d) or re-arms for exactly the remainder. So a timeout fires at last progress + d, to the
+ * nanosecond in virtual time, with one pending task per subscription.
  *
- * <h2>Timing out without a per-item lock</h2>
- * The timer must not signal {@code onError} while {@code onNext} runs, and the hot path takes no lock. So timing out
- * has two phases: phase 1 publishes {@code TIMING_OUT} (a full fence) and cancels upstream; phase 2, one scheduler
- * hop later, reads {@code seq}. Even: no item is being delivered, and any later {@code onNext} sees
- * {@code TIMING_OUT} and discards its item, so phase 2 signals the error. Odd: an item is being delivered; phase 2
- * hands the error over ({@code HANDOFF}) and the emitting thread signals it when {@code actual.onNext} returns. Both
- * sides claim the error with a CAS to {@code TERMINATED}, so it is signalled once. This relies on a store made
- * before the hop being visible after it (store buffers drain in nanoseconds; a hop takes microseconds).
+ * <p>Timing out must never overlap an {@code onNext} in flight, and takes no lock. {@code seq} is odd while an item
+ * is being delivered; {@code onNext} stores it with volatile stores and reads {@code state} after each, and the
+ * timer moves {@code state} to {@code TIMING_OUT} with a CAS and then reads {@code seq}. Volatile accesses are
+ * sequentially consistent, so (Dekker) either the timer sees an even {@code seq} and no {@code onNext} is or will be
+ * delivering (a later one sees {@code TIMING_OUT} and discards its item), or the emitting thread sees
+ * {@code TIMING_OUT} when its item returns. Whoever sees the other claims the error with a CAS to
+ * {@code TERMINATED}, so it is signalled once. The argument rests on the memory model alone.
+ *
+ * <h2>Coarse ({@code StreamTimeouts.builder().coarse()})</h2>
+ * {@code onNext} reads no clock and takes no fence: two opaque/release stores of {@code seq}, which are plain moves
+ * on x86. The timer ticks every timeout/{@value StreamTimeouts#TICKS_PER_TIMEOUT}: if the progress count moved since
+ * the last tick, "now" becomes the time of last progress (late by at most one tick, never early); otherwise, once
+ * the timeout has passed since then, it times out, in two phases: phase 1 publishes {@code TIMING_OUT} and cancels
+ * upstream; phase 2, one scheduler hop later, reads {@code seq} and signals the error, or hands it to the emitting
+ * thread ({@code HANDOFF}) when an item is being delivered. Without a fence after the emitting thread's opaque store
+ * of {@code seq}, this relies on that store becoming visible within the hop (store buffers drain in nanoseconds; a
+ * hop takes microseconds) — a hardware fact the Java memory model does not promise. That is the price of the
+ * cheapest hot path, and why coarse is an opt-in.
  */
 final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
 
@@ -50,6 +59,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
 
   private static final VarHandle SEQ;
   private static final VarHandle PROGRESS;
+  private static final VarHandle LAST_PROGRESS_AT;
   private static final VarHandle STATE;
   private static final VarHandle TIMER;
 
@@ -58,6 +68,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       SEQ = lookup.findVarHandle(StreamTimeoutSubscriber.class, "seq", long.class);
       PROGRESS = lookup.findVarHandle(StreamTimeoutSubscriber.class, "progress", long.class);
+      LAST_PROGRESS_AT = lookup.findVarHandle(StreamTimeoutSubscriber.class, "lastProgressAtExact", long.class);
       STATE = lookup.findVarHandle(StreamTimeoutSubscriber.class, "state", int.class);
       TIMER = lookup.findVarHandle(StreamTimeoutSubscriber.class, "timer", Disposable.class);
     } catch (ReflectiveOperationException e) {
@@ -73,14 +84,17 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   /** 0 when there is no idle timeout. */
   private final long idleNanos;
   private final long tickNanos;
+  private final boolean exact;
   private final StreamTimeouts config;
 
   private Subscription s;
 
   /** Written only by onNext: twice the items entered, plus one while an item is being delivered. */
   private long seq;
-  /** Written only by onNext when there is a progress test: the progress items seen. */
+  /** Written only by onNext when there is a progress test (or in exact mode): the progress items seen. */
   private long progress;
+  /** Exact mode: written only by onNext (release), the clock at the last progress item. */
+  private long lastProgressAtExact;
   private volatile int state;
   private volatile Disposable timer;
 
@@ -99,6 +113,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     this.firstNanos = firstNanos;
     this.idleNanos = idleNanos;
     this.tickNanos = Math.max(1L, idleNanos / StreamTimeouts.TICKS_PER_TIMEOUT);
+    this.exact = !config.coarse();
   }
 
   @Override
@@ -119,6 +134,11 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   }
 
   private long firstDelay() {
+    if (exact) {
+      // Before the first item the timer never sleeps longer than the idle timeout: the first item may come at any
+      // moment, and its idle deadline is then no earlier than now + idle.
+      return firstNanos == 0 ? idleNanos : idleNanos == 0 ? firstNanos : Math.min(firstNanos, idleNanos);
+    }
     if (firstNanos == 0) {
       return Math.min(tickNanos, idleNanos);
     }
@@ -129,6 +149,10 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   public void onNext(T t) {
     if (t == null) {
       throw new NullPointerException("onNext(null) in a stream timeout: Reactive Streams rule 2.13");
+    }
+    if (exact) {
+      onNextExact(t);
+      return;
     }
     long sq = seq;
     SEQ.setOpaque(this, sq + 1);
@@ -159,6 +183,38 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
   }
 
+  /** The exact mode's hot path: volatile stores of {@code seq} around the delivery, one clock read per progress. */
+  private void onNextExact(T t) {
+    long sq = seq;
+    SEQ.setVolatile(this, sq + 1);
+    if (state != RUNNING) {
+      SEQ.setVolatile(this, sq + 2);
+      Operators.onDiscard(t, actual.currentContext());
+      claimAndSignalTimeout();
+      return;
+    }
+    Predicate<? super T> test = isProgress;
+    boolean counts = true;
+    if (test != null) {
+      try {
+        counts = test.test(t);
+      } catch (Throwable e) {
+        SEQ.setVolatile(this, sq + 2);
+        onError(Operators.onOperatorError(s, e, t, actual.currentContext()));
+        return;
+      }
+    }
+    if (counts) {
+      LAST_PROGRESS_AT.setRelease(this, scheduler.now(TimeUnit.NANOSECONDS));
+      PROGRESS.setRelease(this, progress + 1);   // after the time: whoever sees the count sees the time
+    }
+    actual.onNext(t);
+    SEQ.setVolatile(this, sq + 2);
+    if (state != RUNNING) {
+      claimAndSignalTimeout();
+    }
+  }
+
   /** The emitting thread found a timeout decided: signal it unless the timer thread already did. */
   private void claimAndSignalTimeout() {
     for (;;) {
@@ -168,6 +224,9 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
       }
       if (STATE.compareAndSet(this, current, TERMINATED)) {
         disposeTimer();
+        if (exact) {
+          cancelUpstream();   // idempotent: the timer may have cancelled already
+        }
         actual.onError(pendingError);
         return;
       }
@@ -223,10 +282,16 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     s.cancel();
   }
 
-  /** The timer: a tick (state RUNNING) or phase 2 of a timeout (state TIMING_OUT). */
+  /** The timer: in exact mode a check of the deadline; in coarse mode a tick or phase 2 of a timeout. */
   @Override
   public void run() {
     int current = state;
+    if (exact) {
+      if (current == RUNNING) {
+        checkExact();
+      }
+      return;
+    }
     if (current == TIMING_OUT) {
       signalTimeoutFromTimer();
       return;
@@ -234,6 +299,54 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     if (current != RUNNING) {
       return;
     }
+    tick();
+  }
+
+  /** Exact mode: time out at last progress + d, or re-arm for exactly what remains. */
+  private void checkExact() {
+    long now = scheduler.now(TimeUnit.NANOSECONDS);
+    boolean progressed = (long) PROGRESS.getAcquire(this) != 0;
+    if (progressed && idleNanos == 0) {
+      return;   // only a first-item timeout, and the first item came: nothing left to watch
+    }
+    boolean first = !progressed && firstNanos != 0;
+    long since = progressed ? (long) LAST_PROGRESS_AT.getOpaque(this) : lastProgressAt;
+    long limit = first ? firstNanos : idleNanos;
+    long due = Saturating.add(since, limit);
+    if (now - due < 0) {
+      arm(first && idleNanos != 0 ? Math.min(due - now, idleNanos) : due - now);
+      return;
+    }
+    TimeoutException error = first
+        ? new FirstItemTimeoutException(Duration.ofNanos(firstNanos), Duration.ofNanos(now - since))
+        : new IdleTimeoutException(Duration.ofNanos(idleNanos), Duration.ofNanos(now - since));
+    pendingError = error;
+    if (!STATE.compareAndSet(this, RUNNING, TIMING_OUT)) {
+      return;
+    }
+    (first ? config.firstItemTimeouts() : config.idleTimeouts()).increment();
+    if (((long) SEQ.getVolatile(this) & 1L) == 0L) {
+      // No item is being delivered, and any later one sees TIMING_OUT: the error is ours to signal, if still unclaimed.
+      if (STATE.compareAndSet(this, TIMING_OUT, TERMINATED)) {
+        disposeTimer();
+        cancelUpstream();
+        actual.onError(error);
+      }
+    } else {
+      cancelUpstream();   // the emitting thread sees TIMING_OUT when its item returns and signals the error
+    }
+  }
+
+  private void cancelUpstream() {
+    try {
+      s.cancel();
+    } catch (Throwable e) {
+      Operators.onErrorDropped(e, actual.currentContext());
+    }
+  }
+
+  /** Coarse mode: a tick. */
+  private void tick() {
     long now = scheduler.now(TimeUnit.NANOSECONDS);
     long seen = isProgress == null ? (long) SEQ.getOpaque(this) : (long) PROGRESS.getOpaque(this);
     if (seen != lastSeenProgress) {

@@ -1,0 +1,44 @@
+package io.breakwater.internal;
+
+import java.time.Duration;
+
+/**
+ * Arithmetic on nanosecond instants and durations that stops at {@code Long.MIN_VALUE} / {@code Long.MAX_VALUE}
+ * instead of wrapping round. Every number that comes from outside (a header, a configured duration) becomes a time
+ * through these, so that a huge value means "as late as possible", never "in the past".
+ */
+public final class Saturating {
+
+  private Saturating() {}
+
+  /** {@code a + b}, or the bound it overflowed past. */
+  public static long add(long a, long b) {
+    long r = a + b;
+    if (((a ^ r) & (b ^ r)) < 0) {
+      return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+    return r;
+  }
+
+  /** {@code a × b}, or the bound it overflowed past. */
+  public static long multiply(long a, long b) {
+    long high = Math.multiplyHigh(a, b);
+    long low = a * b;
+    if ((high == 0 && low >= 0) || (high == -1 && low < 0)) {
+      return low;
+    }
+    return (a < 0) == (b < 0) ? Long.MAX_VALUE : Long.MIN_VALUE;
+  }
+
+  /** {@code d} in nanoseconds, {@code Long.MAX_VALUE} (292 years) or {@code Long.MIN_VALUE} beyond that. */
+  public static long nanos(Duration d) {
+    long seconds = d.getSeconds();
+    if (seconds >= Long.MAX_VALUE / 1_000_000_000L) {
+      return Long.MAX_VALUE;
+    }
+    if (seconds <= Long.MIN_VALUE / 1_000_000_000L) {
+      return Long.MIN_VALUE;
+    }
+    return seconds * 1_000_000_000L + d.getNano();
+  }
+}

@@ -1,0 +1,123 @@
+package io.breakwater.stream;
+
+import static io.breakwater.Breakwater.idleTimeout;
+import static io.breakwater.Breakwater.streamTimeouts;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.testing.TaskCountingScheduler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/**
+ * Issue 17 §2: idle and first-item timeouts fire exactly at last progress + d, to the nanosecond in virtual time,
+ * with one timer per subscription; the coarse tick is an opt-in.
+ */
+class ExactStreamTimeoutsTest {
+
+  @Test
+  void theTestAUserWritesFirstPasses() {
+    StepVerifier.withVirtualTime(() -> Flux.never().transformDeferred(idleTimeout(Duration.ofSeconds(5))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(4_999))
+        .thenAwait(Duration.ofMillis(1))
+        .expectError(TimeoutException.class)
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void anIdleTimeoutFiresToTheNanosecondAfterTheLastProgressItem() {
+    SplittableRandom random = new SplittableRandom(0x17_2L);
+    for (int round = 0; round < 200; round++) {
+      VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+      long idle = 1 + random.nextLong(5_000_000_000L);
+      Sinks.Many<String> tokens = Sinks.many().unicast().onBackpressureBuffer();
+      AtomicLong failedAt = new AtomicLong(-1);
+      Disposable d = tokens.asFlux().transformDeferred(streamTimeouts(StreamTimeouts.builder()
+              .idle(Duration.ofNanos(idle)).scheduler(() -> vts).meterRegistry(new SimpleMeterRegistry()).build()))
+          .subscribe(x -> {}, e -> failedAt.set(vts.now(TimeUnit.NANOSECONDS)));
+      long last = 0;
+      int items = random.nextInt(6);
+      for (int i = 0; i < items; i++) {
+        long gap = random.nextLong(idle);   // shorter than the timeout: no stall yet
+        vts.advanceTimeBy(Duration.ofNanos(gap));
+        last += gap;
+        tokens.tryEmitNext("tok");
+      }
+      vts.advanceTimeBy(Duration.ofNanos(idle - 1));
+      assertThat(failedAt).as("round %d: 1 ns before last progress + idle", round).hasValue(-1);
+      vts.advanceTimeBy(Duration.ofNanos(1));
+      assertThat(failedAt).as("round %d: at last progress %d + idle %d", round, last, idle).hasValue(last + idle);
+      d.dispose();
+    }
+  }
+
+  @Test
+  void aFirstItemTimeoutThenAnIdleTimeoutFireExactlyAndHeartbeatsDoNotCount() {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    Sinks.Many<String> events = Sinks.many().unicast().onBackpressureBuffer();
+    AtomicReference<Throwable> error = new AtomicReference<>();
+    AtomicLong at = new AtomicLong(-1);
+    events.asFlux().transformDeferred(streamTimeouts(StreamTimeouts.builder().firstItem(Duration.ofSeconds(10))
+            .idle(Duration.ofSeconds(2)).scheduler(() -> vts).meterRegistry(new SimpleMeterRegistry()).build(),
+        (String e) -> !e.equals("ping")))
+        .subscribe(x -> {}, e -> {
+          error.set(e);
+          at.set(vts.now(TimeUnit.MILLISECONDS));
+        });
+    vts.advanceTimeBy(Duration.ofMillis(9_000));
+    events.tryEmitNext("ping");
+    vts.advanceTimeBy(Duration.ofMillis(999));
+    events.tryEmitNext("token");   // at 9 999 ms: the first progress item
+    vts.advanceTimeBy(Duration.ofMillis(1_500));
+    events.tryEmitNext("ping");    // no progress
+    vts.advanceTimeBy(Duration.ofMillis(499));
+    assertThat(at).hasValue(-1);
+    vts.advanceTimeBy(Duration.ofMillis(1));
+    assertThat(at).as("idle 2 s after the token at 9 999 ms").hasValue(11_999);
+    assertThat(error.get()).isInstanceOf(IdleTimeoutException.class);
+    assertThat(((IdleTimeoutException) error.get()).sinceProgress()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void exactModeKeepsOneTimerPerSubscriptionHoweverManyItems() {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    TaskCountingScheduler counting = new TaskCountingScheduler(vts);
+    Disposable d = Flux.interval(Duration.ofMillis(1), vts).take(10_000)
+        .transformDeferred(streamTimeouts(StreamTimeouts.builder().idle(Duration.ofSeconds(1))
+            .scheduler(() -> counting).meterRegistry(new SimpleMeterRegistry()).build()))
+        .subscribe();
+    vts.advanceTimeBy(Duration.ofSeconds(5));
+    assertThat(counting.scheduledTasks()).as("re-armed about once per timeout, not once per item")
+        .isLessThanOrEqualTo(12);
+    assertThat(counting.pendingTasks()).isLessThanOrEqualTo(1);
+    d.dispose();
+    assertThat(counting.pendingTasks()).isZero();
+  }
+
+  @Test
+  void theCoarseTickIsAnOptIn() {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    StreamTimeouts coarse = StreamTimeouts.builder().idle(Duration.ofSeconds(4)).coarse().scheduler(() -> vts)
+        .meterRegistry(new SimpleMeterRegistry()).build();
+    assertThat(coarse.coarse()).isTrue();
+    assertThat(StreamTimeouts.builder().idle(Duration.ofSeconds(4)).build().coarse()).isFalse();
+    AtomicLong at = new AtomicLong(-1);
+    Flux.concat(Mono.delay(Duration.ofMillis(500), vts), Flux.never())
+        .transformDeferred(streamTimeouts(coarse))
+        .subscribe(x -> {}, e -> at.set(vts.now(TimeUnit.MILLISECONDS)));
+    vts.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(at.get()).as("detected within a tick (d/4) after last progress + d").isBetween(4_500L, 5_500L);
+  }
+}
