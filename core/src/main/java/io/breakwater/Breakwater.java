@@ -132,9 +132,12 @@ public final class Breakwater {
    *   <li>A key used with a different payload fails with {@link IdempotencyKeyMismatchException}; nothing runs.</li>
    *   <li>A retryable failure frees the key, so a later retry runs; a non-retryable one too, unless the policy keeps
    *       it.</li>
-   *   <li>The claim's lease lasts until the deadline in force (else the policy's lease): an owner that crashed frees
-   *       the key when it expires, and its late completion is fenced off by its owner token.</li>
-   *   <li>Cancelling the owner frees the key. A hit touches nothing upstream: no breaker, timeout or retry.</li>
+   *   <li>The claim's lease (30 s by default) is renewed while the owner runs: an owner that crashed frees the key
+   *       within one lease, and its late completion is fenced off by its owner token. The owner's side effect reads
+   *       its claim with {@link io.breakwater.idempotency.IdempotencyContext#current}.</li>
+   *   <li>The caller gets the result at once; it is stored in the background, retried until stored or the lease
+   *       ends. Cancelling the owner before a result frees the key; after a result, nothing is released.</li>
+   *   <li>A hit touches nothing upstream: no breaker, timeout or retry.</li>
    *   <li>Upstream runs with the key in its Context, so a {@code retryWithBudget} inside may retry a
    *       {@link SideEffect#NON_IDEMPOTENT_WRITE}.</li>
    * </ul>

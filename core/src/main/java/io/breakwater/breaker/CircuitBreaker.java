@@ -187,6 +187,55 @@ public final class CircuitBreaker {
     return core.transitions();
   }
 
+  /**
+   * Opens the breaker now, for operators: every call is rejected (the rejection says the breaker was forced open)
+   * until {@link #forceClosed()}, or until another instance's transition arrives through the {@link #stateStore()}.
+   * The transition is published to the store like any other, so a shared breaker opens everywhere. Does nothing if
+   * the breaker is already forced open.
+   */
+  public void forceOpen() {
+    core.force(State.OPEN);
+  }
+
+  /**
+   * Closes the breaker now, for operators: full traffic at once (no ramp-up) and an empty window. Published to the
+   * {@link #stateStore()} like any other transition. Does nothing if the breaker is closed and not ramping up.
+   */
+  public void forceClosed() {
+    core.force(State.CLOSED);
+  }
+
+  /**
+   * The breaker's state and what its sliding window holds now. An {@code OPEN} breaker reports the window it opened
+   * from (calls age out of it as time passes); a {@code HALF_OPEN} one reports an empty window. Reading it does not
+   * change the state and costs one pass over the window's buckets.
+   */
+  public Snapshot snapshot() {
+    long[] totals = core.windowTotals();
+    return new Snapshot(core.currentStateWithoutTransition(), totals[0], totals[1], totals[2]);
+  }
+
+  /**
+   * A breaker's state and the calls in its sliding window, for reporting (e.g. the Spring Boot Actuator endpoint).
+   *
+   * @param state the state when read ({@code OPEN} is not moved to {@code HALF_OPEN} by reading it)
+   * @param calls calls recorded in the window: successes and counted failures (ignored outcomes are not calls)
+   * @param failedCalls counted failures in the window
+   * @param slowCalls slow calls in the window, successful or not
+   */
+  public record Snapshot(State state, long calls, long failedCalls, long slowCalls) {
+
+    /** Failed calls over calls, 0 without calls. */
+    public double failureRate() {
+      return calls == 0 ? 0.0 : (double) failedCalls / calls;
+    }
+
+    /** Slow calls over calls, 0 without calls. */
+    public double slowCallRate() {
+      return calls == 0 ? 0.0 : (double) slowCalls / calls;
+    }
+  }
+
   public String name() {
     return name;
   }

@@ -1,6 +1,7 @@
 package io.breakwater.breaker;
 
 import io.breakwater.internal.breaker.GuardOperator;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -64,8 +65,23 @@ public final class CircuitBreakerRegistry {
   /** The family breaker {@code toolName} belongs to, created on first use; empty if the tool has no family. */
   public Optional<CircuitBreaker> family(String toolName) {
     String family = familyOf.apply(toolName);
-    return family == null ? Optional.empty()
-        : Optional.of(families.computeIfAbsent(family, name -> create(familyBreakers, name)));
+    return family == null ? Optional.empty() : Optional.of(familyBreaker(family));
+  }
+
+  /** The breaker of the family named {@code family} (not a tool's name), created on first use. */
+  public CircuitBreaker familyBreaker(String family) {
+    Objects.requireNonNull(family, "family");
+    return families.computeIfAbsent(family, name -> create(familyBreakers, name));
+  }
+
+  /** The tool breakers created so far, by tool name: a snapshot, for reporting. */
+  public Map<String, CircuitBreaker> toolBreakers() {
+    return Map.copyOf(tools);
+  }
+
+  /** The family breakers created so far, by family name: a snapshot, for reporting. */
+  public Map<String, CircuitBreaker> familyBreakers() {
+    return Map.copyOf(families);
   }
 
   /**

@@ -31,28 +31,45 @@ import java.util.Set;
  *
  * <p>An {@link #explicit} key is the caller's own (an order id): {@code namespace:tool:key:<clientKey>}. The payload
  * is still fingerprinted, and a second call with the same key but a different payload is refused with
- * {@link IdempotencyKeyMismatchException}.
+ * {@link IdempotencyKeyMismatchException}. A client key is at most 256 characters, printable (no control or
+ * formatting characters, no line separators) and without braces; its payload can leave out transient fields too:
+ * {@code IdempotencyKey.builder("orders.cancel").clientKey(orderId).args(request).excluding("requestId").build()}.
+ *
+ * <p>{@link #value()} and {@link #fingerprint()} are the key's plain form: a derived key's hash is an <i>unkeyed</i>
+ * SHA-256 of the arguments, which a low-entropy argument (a PIN) could be guessed from. Keep them out of logs.
+ * {@code idempotentBy} never sends them anywhere: its store gets keyed hashes (HMAC-SHA-256 under the policy's
+ * secret, {@link IdempotencyPolicy#storeKey}), and its messages and logs show a short keyed tag
+ * ({@link IdempotencyPolicy#tag}).
  *
  * <p>Field names given to {@code excluding}, {@code quantise} and {@code unorderedArrays} match a field of that name
  * at any depth; a dotted path ({@code "order.requestId"}) matches only that field.
  *
- * <p>Keys are immutable and thread-safe; {@link #toString()} shows the key, never the arguments.
+ * <p>Keys are immutable and thread-safe; {@link #toString()} shows the namespace and tool only, never the arguments,
+ * their hash or the client key.
  */
 public final class IdempotencyKey {
 
   /** The namespace of keys that are not given one. */
   public static final String DEFAULT_NAMESPACE = "default";
 
+  /** The longest client key accepted by {@link #explicit}. */
+  public static final int MAX_CLIENT_KEY_LENGTH = 256;
+
+  /** The longest namespace or tool name accepted. */
+  public static final int MAX_NAME_LENGTH = 128;
+
   private final String namespace;
   private final String tool;
   private final String value;
   private final String fingerprint;
+  private final boolean explicit;
 
-  private IdempotencyKey(String namespace, String tool, String value, String fingerprint) {
+  private IdempotencyKey(String namespace, String tool, String value, String fingerprint, boolean explicit) {
     this.namespace = namespace;
     this.tool = tool;
     this.value = value;
     this.fingerprint = fingerprint;
+    this.explicit = explicit;
   }
 
   /** A key derived from all of {@code args}, in the default namespace. */
@@ -72,25 +89,28 @@ public final class IdempotencyKey {
 
   /** A key the caller gives, in {@code namespace} (e.g. the tenant), with {@code payload} fingerprinted. */
   public static IdempotencyKey explicit(String namespace, String tool, String clientKey, Object payload) {
-    checkName("namespace", namespace);
-    checkName("tool", tool);
-    Objects.requireNonNull(clientKey, "clientKey");
-    if (clientKey.isEmpty()) {
-      throw new IdempotencyKeyException("Explicit idempotency key for '" + tool + "' is empty: pass the id that "
-          + "names the request, e.g. the order id");
-    }
-    String fingerprint = CanonicalJson.sha256(CanonicalJson.write(payload, CanonicalJson.Rules.NONE));
-    return new IdempotencyKey(namespace, tool, namespace + ":" + tool + ":key:" + clientKey, fingerprint);
+    return builder(tool).namespace(namespace).clientKey(clientKey).args(payload).build();
   }
 
-  /** The key string the store is asked for. */
+  /**
+   * The key's plain form: {@code namespace:tool:sha256:<hex>} or {@code namespace:tool:key:<clientKey>}. Not what the
+   * store is asked for (that is {@link IdempotencyPolicy#storeKey}); keep it out of logs.
+   */
   public String value() {
     return value;
   }
 
-  /** The SHA-256 of the canonical payload: equal keys with different fingerprints are a mismatch. */
+  /**
+   * The unkeyed SHA-256 of the canonical payload: equal keys with different fingerprints are a mismatch. The store
+   * gets a keyed form of it ({@link IdempotencyPolicy#storeFingerprint}).
+   */
   public String fingerprint() {
     return fingerprint;
+  }
+
+  /** Whether the key is the caller's own ({@link #explicit}, or {@link Builder#clientKey}) rather than derived. */
+  public boolean isExplicit() {
+    return explicit;
   }
 
   public String namespace() {
@@ -111,23 +131,60 @@ public final class IdempotencyKey {
     return value.hashCode() * 31 + fingerprint.hashCode();
   }
 
+  /** The namespace and tool, never the arguments, their hash or the client key: {@code acme:payments.refund:…}. */
   @Override
   public String toString() {
-    return value;
+    return namespace + ":" + tool + ":…";
   }
 
   private static void checkName(String what, String name) {
     Objects.requireNonNull(name, what);
-    if (name.isBlank() || name.indexOf(':') >= 0 || name.chars().anyMatch(c -> c <= ' ')) {
-      throw new IdempotencyKeyException("Idempotency " + what + " '" + name
-          + "' is blank or contains ':' or white space: use a plain name such as 'orders.cancel'");
+    if (name.isBlank() || name.length() > MAX_NAME_LENGTH
+        || name.chars().anyMatch(c -> c <= ' ' || c == ':' || c == '{' || c == '}' || !printable((char) c))) {
+      throw new IdempotencyKeyException("Idempotency " + what + " (" + name.length() + " characters) is blank, "
+          + "longer than " + MAX_NAME_LENGTH + " characters, or contains ':', a brace, white space or a character "
+          + "that does not print: use a plain name such as 'orders.cancel'");
     }
+  }
+
+  private static void checkClientKey(String tool, String clientKey) {
+    Objects.requireNonNull(clientKey, "clientKey");
+    if (clientKey.isBlank()) {
+      throw new IdempotencyKeyException("Explicit idempotency key for '" + tool + "' is blank: pass the id that "
+          + "names the request, e.g. the order id");
+    }
+    if (clientKey.length() > MAX_CLIENT_KEY_LENGTH) {
+      throw new IdempotencyKeyException("Explicit idempotency key for '" + tool + "' is " + clientKey.length()
+          + " characters, over " + MAX_CLIENT_KEY_LENGTH + ": pass a short id that names the request (the order "
+          + "id), not the request itself");
+    }
+    for (int i = 0; i < clientKey.length(); i++) {
+      char c = clientKey.charAt(i);
+      boolean paired = Character.isHighSurrogate(c) && i + 1 < clientKey.length()
+          && Character.isLowSurrogate(clientKey.charAt(i + 1));
+      if (paired) {
+        i++;
+      } else if (c == '{' || c == '}' || !printable(c)) {
+        throw new IdempotencyKeyException("Explicit idempotency key for '" + tool + "' has a brace or a character "
+            + "that does not print (a control character, line break or formatting mark) at index " + i + ": pass "
+            + "an id of printable characters without braces");
+      }
+    }
+  }
+
+  /** Not a control, formatting, separator-of-lines or unpaired surrogate character. */
+  private static boolean printable(char c) {
+    int type = Character.getType(c);
+    return !Character.isISOControl(c) && type != Character.FORMAT && type != Character.LINE_SEPARATOR
+        && type != Character.PARAGRAPH_SEPARATOR && type != Character.SURROGATE && type != Character.UNASSIGNED
+        && type != Character.PRIVATE_USE;
   }
 
   /** Builds a key derived from arguments. */
   public static final class Builder {
     private final String tool;
     private String namespace = DEFAULT_NAMESPACE;
+    private String clientKey;
     private Object args;
     private boolean argsSet;
     private final Set<String> excluded = new LinkedHashSet<>();
@@ -148,6 +205,16 @@ public final class IdempotencyKey {
     /** Fields left out of the key: request ids, trace ids, client timestamps. */
     public Builder excluding(String... transientFields) {
       excluded.addAll(Arrays.asList(transientFields));
+      return this;
+    }
+
+    /**
+     * Makes this an explicit key: the caller's own id for the request (an order id), at most 256 printable
+     * characters without braces. The arguments are then the payload, fingerprinted with the same rules (exclusions,
+     * buckets, unordered arrays), so that a transient field does not make a retry a mismatch.
+     */
+    public Builder clientKey(String clientKey) {
+      this.clientKey = Objects.requireNonNull(clientKey, "clientKey");
       return this;
     }
 
@@ -184,6 +251,9 @@ public final class IdempotencyKey {
     public IdempotencyKey build() {
       checkName("namespace", namespace);
       checkName("tool", tool);
+      if (clientKey != null) {
+        checkClientKey(tool, clientKey);
+      }
       if (!argsSet) {
         throw new IdempotencyKeyException("Idempotency key for '" + tool + "' has no arguments: call args(..), or "
             + "use IdempotencyKey.explicit(tool, clientKey, payload)");
@@ -191,7 +261,10 @@ public final class IdempotencyKey {
       CanonicalJson.Rules rules = new CanonicalJson.Rules(Set.copyOf(excluded), Map.copyOf(quantised),
           Set.copyOf(unordered));
       String hash = CanonicalJson.sha256(CanonicalJson.write(args, rules));
-      return new IdempotencyKey(namespace, tool, namespace + ":" + tool + ":sha256:" + hash, hash);
+      if (clientKey != null) {
+        return new IdempotencyKey(namespace, tool, namespace + ":" + tool + ":key:" + clientKey, hash, true);
+      }
+      return new IdempotencyKey(namespace, tool, namespace + ":" + tool + ":sha256:" + hash, hash, false);
     }
   }
 }

@@ -13,14 +13,14 @@ public final class IdempotencyKeyMismatchException extends RuntimeException impl
 
   private final String key;
 
-  public IdempotencyKeyMismatchException(String key, String fingerprint, String storedFingerprint) {
-    super("Idempotency key '" + key + "' was used with another payload (fingerprint " + abbreviate(storedFingerprint)
-        + ", this call " + abbreviate(fingerprint) + "): nothing was run. Use a new key for a different request");
+  /**
+   * @param key the key's tag ({@link IdempotencyPolicy#tag}). The message quotes no fingerprint: the stored one is
+   *     another caller's, computed over its whole payload.
+   */
+  public IdempotencyKeyMismatchException(String key) {
+    super("Idempotency key '" + key + "' was used with another payload: nothing was run. Use a new key for a "
+        + "different request, or leave transient fields out of the payload (excluding(..))");
     this.key = key;
-  }
-
-  private static String abbreviate(String fingerprint) {
-    return fingerprint.length() > 12 ? fingerprint.substring(0, 12) + "…" : fingerprint;
   }
 
   @Override

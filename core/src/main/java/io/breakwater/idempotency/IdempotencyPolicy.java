@@ -9,12 +9,15 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.idempotency.InMemoryIdempotencyStore;
+import io.breakwater.internal.idempotency.KeyedHashes;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -24,9 +27,11 @@ import reactor.core.scheduler.Schedulers;
  * the first call runs. Immutable and validated; build one per store and share it.
  *
  * <pre>{@code
- * IdempotencyPolicy policy = IdempotencyPolicy.builder(IdempotencyStore.inMemory())
+ * IdempotencyPolicy policy = IdempotencyPolicy.builder(RedisIdempotencyStore.create(redisson))
+ *     .keySecret(secrets.bytes("breakwater-idempotency"))  // the same on every instance; 32 bytes or more
  *     .ttl(Duration.ofHours(24))
  *     .longestRetryWindow(Duration.ofMinutes(10))   // build() refuses a TTL shorter than this
+ *     .onUnrecorded(event -> alerts.warn(event.toString()))
  *     .build();
  * refund.transformDeferred(idempotentBy(key, policy, Receipt.class));
  * }</pre>
@@ -35,8 +40,15 @@ import reactor.core.scheduler.Schedulers;
  *   <caption>Defaults</caption>
  *   <tr><th>setting</th><th>default</th><th>meaning</th></tr>
  *   <tr><td>{@code ttl}</td><td>24 h</td><td>how long an outcome is kept and replayed to duplicates</td></tr>
- *   <tr><td>{@code lease}</td><td>5 min</td><td>how long a claim is held when no deadline is in force (with one, the
- *       claim lasts until the deadline); a claim whose owner crashed frees itself after it</td></tr>
+ *   <tr><td>{@code lease}</td><td>30 s</td><td>how long a claim is held without renewal; the owner renews it every
+ *       third of the lease while it runs (and while its outcome is being stored), so a claim whose owner crashed or
+ *       froze frees itself after at most one lease</td></tr>
+ *   <tr><td>{@code storeTimeout}</td><td>2 s</td><td>the longest any one store call may take (claim, renew,
+ *       complete, release), whatever the store's own timeouts</td></tr>
+ *   <tr><td>{@code keySecret}</td><td>the in-memory store's own random secret; required for any other store</td>
+ *       <td>the HMAC-SHA-256 key under which store keys, fingerprints and log tags are computed</td></tr>
+ *   <tr><td>{@code onUnrecorded}</td><td>a warning in the log</td><td>told when an outcome could not be stored
+ *       ({@link UnrecordedOutcome})</td></tr>
  *   <tr><td>{@code pollInterval}</td><td>1 s</td><td>how often a waiting duplicate looks again when the store cannot
  *       notify it</td></tr>
  *   <tr><td>{@code failFastWhenInFlight}</td><td>off</td><td>duplicates wait for the first call's outcome (within their
@@ -47,8 +59,8 @@ import reactor.core.scheduler.Schedulers;
  *       spent budget, a passed deadline or an {@code Error} still free the key</td></tr>
  *   <tr><td>{@code failOpenForReads}</td><td>off</td><td>when the store is unavailable every call fails closed with
  *       {@link StoreUnavailableException}; on, a {@link SideEffect#READ_ONLY} call runs anyway</td></tr>
- *   <tr><td>{@code maxResultBytes}</td><td>1 MiB</td><td>a larger result is refused with
- *       {@link IdempotencyLimitException}, and that refusal is what duplicates get</td></tr>
+ *   <tr><td>{@code maxResultBytes}</td><td>1 MiB</td><td>a result whose JSON is larger, in UTF-8 bytes, is refused
+ *       with {@link IdempotencyLimitException}, and that refusal is what duplicates get</td></tr>
  *   <tr><td>{@code longestRetryWindow}</td><td>none</td><td>if set, {@code build()} refuses a TTL shorter than
  *       it</td></tr>
  * </table>
@@ -56,7 +68,14 @@ import reactor.core.scheduler.Schedulers;
 public final class IdempotencyPolicy {
 
   public static final Duration DEFAULT_TTL = Duration.ofHours(24);
-  public static final Duration DEFAULT_LEASE = Duration.ofMinutes(5);
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(2);
+  /** The longest TTL accepted: ten years. Longer durations would overflow the stores' arithmetic. */
+  public static final Duration MAX_TTL = Duration.ofDays(3650);
+  /** The longest kept failure message, in characters; longer ones are cut. */
+  public static final int MAX_FAILURE_MESSAGE_CHARS = 1024;
+  /** The shortest {@code keySecret}, in bytes. */
+  public static final int MIN_KEY_SECRET_BYTES = 32;
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
   public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
 
@@ -72,6 +91,9 @@ public final class IdempotencyPolicy {
   private final FailureClassifier classifier;
   private final MeterRegistry meterRegistry;
   private final Supplier<Scheduler> scheduler;
+  private final Duration storeTimeout;
+  private final Consumer<UnrecordedOutcome> onUnrecorded;
+  private final KeyedHashes hashes;
   private final Map<JavaType, ObjectReader> readers = new ConcurrentHashMap<>();
   private final Map<JavaType, ObjectWriter> writers = new ConcurrentHashMap<>();
 
@@ -88,6 +110,9 @@ public final class IdempotencyPolicy {
     this.classifier = b.classifier;
     this.meterRegistry = b.meterRegistry;
     this.scheduler = b.scheduler;
+    this.storeTimeout = b.storeTimeout;
+    this.onUnrecorded = b.onUnrecorded;
+    this.hashes = b.hashes;
   }
 
   /** The defaults, with {@code store}. */
@@ -157,6 +182,38 @@ public final class IdempotencyPolicy {
     return scheduler;
   }
 
+  /** The longest any one store call may take. */
+  public Duration storeTimeout() {
+    return storeTimeout;
+  }
+
+  /** Told of every outcome that could not be stored. */
+  public Consumer<UnrecordedOutcome> onUnrecorded() {
+    return onUnrecorded;
+  }
+
+  /**
+   * The key this policy asks its store for: {@code namespace:tool:args:<hmac>} for a derived key,
+   * {@code namespace:tool:key:<hmac>} for a client's key, where {@code <hmac>} is the HMAC-SHA-256 of the key under
+   * the policy's secret. Useful to find a record in Redis.
+   */
+  public String storeKey(IdempotencyKey key) {
+    return hashes.storeKey(key);
+  }
+
+  /** The fingerprint this policy stores: the HMAC-SHA-256 of the key's payload fingerprint under its secret. */
+  public String storeFingerprint(IdempotencyKey key) {
+    return hashes.storeFingerprint(key);
+  }
+
+  /**
+   * How messages and logs of {@code idempotentBy} name a key: {@code namespace:tool:#<8 hex digits>} of its keyed
+   * hash. Stable across instances that share the secret; gives away neither the arguments nor the client key.
+   */
+  public String tag(IdempotencyKey key) {
+    return hashes.tag(key);
+  }
+
   /** Builds an {@link IdempotencyPolicy}; {@link #build()} validates and says what to change. */
   public static final class Builder {
     private final IdempotencyStore store;
@@ -175,6 +232,10 @@ public final class IdempotencyPolicy {
     private FailureClassifier classifier = FailureClassifier.defaults();
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
+    private Duration storeTimeout = DEFAULT_STORE_TIMEOUT;
+    private Consumer<UnrecordedOutcome> onUnrecorded = UnrecordedLog.INSTANCE;
+    private byte[] keySecret;
+    private KeyedHashes hashes;
 
     private Builder(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -186,7 +247,10 @@ public final class IdempotencyPolicy {
       return this;
     }
 
-    /** How long a claim is held when no deadline is in force; default 5 min. */
+    /**
+     * How long a claim is held without renewal; default 30 s. The owner renews it every third of this while it runs,
+     * so it bounds how long a crashed or frozen owner keeps its key, not how long a call may take.
+     */
     public Builder lease(Duration lease) {
       this.lease = Objects.requireNonNull(lease, "lease");
       return this;
@@ -219,7 +283,7 @@ public final class IdempotencyPolicy {
       return this;
     }
 
-    /** The largest result kept, as JSON; default 1 MiB. */
+    /** The largest result kept, as JSON encoded in UTF-8, in bytes; default 1 MiB. */
     public Builder maxResultBytes(int maxResultBytes) {
       this.maxResultBytes = maxResultBytes;
       return this;
@@ -257,23 +321,73 @@ public final class IdempotencyPolicy {
       return this;
     }
 
+    /** The longest any one store call may take (claim, renew, complete, release); default 2 s. */
+    public Builder storeTimeout(Duration storeTimeout) {
+      this.storeTimeout = Objects.requireNonNull(storeTimeout, "storeTimeout");
+      return this;
+    }
+
+    /**
+     * Told when an outcome could not be stored: {@code complete} failed until the lease ended, or the claim was lost
+     * to another owner. Runs on the thread that found out; it must not block. Default: a warning in the log.
+     */
+    public Builder onUnrecorded(Consumer<UnrecordedOutcome> onUnrecorded) {
+      this.onUnrecorded = Objects.requireNonNull(onUnrecorded, "onUnrecorded");
+      return this;
+    }
+
+    /**
+     * The per-deployment secret (32 bytes or more, the same on every instance that shares the store) under which
+     * store keys, fingerprints and log tags are HMAC-SHA-256 hashes, so that no low-entropy argument can be guessed
+     * from them. Required for every store but the in-memory one, which uses a random secret of its own. Changing
+     * it changes every key: see the migration in {@code docs/idempotency.md}. The bytes are copied.
+     */
+    public Builder keySecret(byte[] secret) {
+      Objects.requireNonNull(secret, "secret");
+      if (secret.length < MIN_KEY_SECRET_BYTES) {
+        throw new IllegalArgumentException("keySecret is " + secret.length + " bytes: give at least "
+            + MIN_KEY_SECRET_BYTES + " random bytes (e.g. `openssl rand 32`), kept in your secret store");
+      }
+      this.keySecret = secret.clone();
+      return this;
+    }
+
     public IdempotencyPolicy build() {
       positive("ttl", ttl);
       positive("lease", lease);
       positive("pollInterval", pollInterval);
+      positive("storeTimeout", storeTimeout);
+      if (ttl.compareTo(MAX_TTL) > 0) {
+        throw new IllegalArgumentException("ttl " + ttl + " is over the maximum of " + MAX_TTL.toDays()
+            + " days: give a TTL of at most ten years");
+      }
       if (maxResultBytes < 1) {
         throw new IllegalArgumentException("maxResultBytes is " + maxResultBytes + ": give a positive size");
       }
       if (ttl.compareTo(lease) < 0) {
         throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is shorter than the lease "
-            + Durations.format(lease) + ": an outcome must outlive the claim that made it; raise ttl");
+            + readable(lease) + ": an outcome must outlive the claim that made it; raise ttl");
       }
       if (longestRetryWindow != null && ttl.compareTo(longestRetryWindow) < 0) {
         throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is shorter than the longest retry "
-            + "window " + Durations.format(longestRetryWindow) + ": a retry after the key expired would repeat the "
-            + "side effect (a refund paid twice). Raise ttl to at least " + Durations.format(longestRetryWindow));
+            + "window " + readable(longestRetryWindow) + ": a retry after the key expired would repeat the "
+            + "side effect (a refund paid twice). Raise ttl to at least " + readable(longestRetryWindow));
+      }
+      if (keySecret != null) {
+        hashes = new KeyedHashes(keySecret);
+      } else if (store instanceof InMemoryIdempotencyStore inMemory) {
+        hashes = inMemory.keyedHashes();
+      } else {
+        throw new IllegalArgumentException("An IdempotencyPolicy on " + store.getClass().getSimpleName() + " needs "
+            + "keySecret(..): keys and fingerprints in a shared store are HMAC-SHA-256 hashes under a secret that "
+            + "every instance shares. Give 32 or more random bytes from your secret store");
       }
       return new IdempotencyPolicy(this);
+    }
+
+    /** {@code 2m}, {@code 10s}; ISO-8601 for durations too long to format without overflow. */
+    private static String readable(Duration value) {
+      return value.compareTo(MAX_TTL) <= 0 ? Durations.format(value) : value.toString();
     }
 
     private static void positive(String what, Duration value) {

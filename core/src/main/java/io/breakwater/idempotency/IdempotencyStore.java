@@ -2,6 +2,7 @@ package io.breakwater.idempotency;
 
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.idempotency.InMemoryIdempotencyStore;
+import io.breakwater.internal.idempotency.Utf8;
 import java.time.Duration;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
@@ -47,6 +48,13 @@ public interface IdempotencyStore {
   Mono<Boolean> release(String key, String owner);
 
   /**
+   * Extends the claim of {@code owner} to {@code lease} from now, only if {@code owner} still holds it (in flight, not
+   * taken over). Answers {@code false} when it does not. {@code idempotentBy} renews every third of the lease while
+   * the owner runs (a watchdog), so that a lease can stay short for crash recovery without a slow call losing its key.
+   */
+  Mono<Boolean> renew(String key, String owner, Duration lease);
+
+  /**
    * Completes when the record of {@code key} may have changed (completed or released), so that waiting duplicates
    * can look again at once. Stores that cannot tell return {@link Mono#never()}, and waiters fall back to polling.
    */
@@ -54,17 +62,24 @@ public interface IdempotencyStore {
     return Mono.never();
   }
 
-  /** A bounded, in-memory store with TTLs, timed by {@code Schedulers.parallel()}; at most 100 000 keys. */
+  /** The default bound of {@link #inMemory()}: 64 MiB of records, as weighed by their bytes. */
+  long DEFAULT_IN_MEMORY_BYTES = 64L << 20;
+
+  /**
+   * A bounded, in-memory store with TTLs, timed by {@code Schedulers.parallel()}: at most 64 MiB of records, each
+   * weighed by its bytes (key, fingerprint, owner, stored result and message).
+   */
   static IdempotencyStore inMemory() {
-    return inMemory(100_000, Schedulers::parallel);
+    return inMemory(DEFAULT_IN_MEMORY_BYTES, Schedulers::parallel);
   }
 
   /**
-   * A bounded, in-memory store: at most {@code maxKeys} records (the least valuable are evicted first), leases and
-   * TTLs read from {@code scheduler}'s clock.
+   * A bounded, in-memory store: records weighing at most {@code maxBytes} together (each weighed by its bytes: key,
+   * fingerprint, owner, stored result and message, plus a fixed overhead; the least valuable are evicted first), at
+   * least 1 MiB; leases and TTLs read from {@code scheduler}'s clock.
    */
-  static IdempotencyStore inMemory(long maxKeys, Supplier<Scheduler> scheduler) {
-    return new InMemoryIdempotencyStore(maxKeys, scheduler);
+  static IdempotencyStore inMemory(long maxBytes, Supplier<Scheduler> scheduler) {
+    return new InMemoryIdempotencyStore(maxBytes, scheduler);
   }
 
   /** The answer to a {@link #claim}. */
@@ -103,9 +118,9 @@ public interface IdempotencyStore {
       return failureKind != null;
     }
 
-    /** The outcome's size in bytes as stored (UTF-16 length is a close, cheap bound). */
-    public int size() {
-      return (resultJson == null ? 0 : resultJson.length()) + (failureMessage == null ? 0 : failureMessage.length());
+    /** The outcome's size in bytes as stored: its result and failure message encoded as UTF-8. */
+    public long size() {
+      return Utf8.length(resultJson) + Utf8.length(failureMessage);
     }
   }
 }

@@ -20,6 +20,9 @@ public final class ContextKeys {
    */
   public static final Object IDEMPOTENCY_KEY = new Key("breakwater.idempotencyKey");
 
+  /** The {@link io.breakwater.idempotency.IdempotencyContext} of the owner running inside {@code idempotentBy}. */
+  public static final Object IDEMPOTENCY_CONTEXT = new Key("breakwater.idempotencyContext");
+
   /** The {@link io.breakwater.retry.TaskRetryBudget} shared by every retry of the task. */
   public static final Object TASK_RETRY_BUDGET = new Key("breakwater.taskRetryBudget");
 

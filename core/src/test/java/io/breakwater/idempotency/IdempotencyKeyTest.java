@@ -227,8 +227,10 @@ class IdempotencyKeyTest {
   }
 
   @Test
-  void toStringShowsTheKeyNotTheArguments() {
+  void toStringShowsTheNamespaceAndToolButNeitherTheArgumentsNorTheirHashNorTheClientKey() {
     IdempotencyKey key = IdempotencyKey.of("login", Map.of("password", "hunter2"));
-    assertThat(key.toString()).doesNotContain("hunter2").startsWith("default:login:sha256:");
+    IdempotencyKey explicit = IdempotencyKey.explicit("acme", "login", "user-1234", Map.of("pin", 1234));
+    assertThat(key.toString()).isEqualTo("default:login:…").doesNotContain(key.fingerprint());
+    assertThat(explicit.toString()).isEqualTo("acme:login:…");
   }
 }

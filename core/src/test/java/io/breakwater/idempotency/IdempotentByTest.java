@@ -27,8 +27,10 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 class IdempotentByTest {
 
+  static final byte[] SECRET = DelegatingStore.SECRET;
+
   private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
-  private final IdempotencyStore store = IdempotencyStore.inMemory(10_000, () -> clock);
+  private final IdempotencyStore store = IdempotencyStore.inMemory(16L << 20, () -> clock);
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   private final AtomicInteger executions = new AtomicInteger();
   private final IdempotencyKey key = IdempotencyKey.explicit("payments.refund", "order-42", Map.of("amount", 30));
@@ -219,7 +221,8 @@ class IdempotentByTest {
   void crashedOwnersLeaseExpiresAndTheNextCallerRunsAgain() {
     IdempotencyPolicy policy = policy().build();
     // An owner in another process claimed the key with a 30 s lease, then crashed.
-    assertThat(store.claim(key.value(), key.fingerprint(), "crashed-owner", Duration.ofSeconds(30)).block())
+    assertThat(store.claim(policy.storeKey(key), policy.storeFingerprint(key), "crashed-owner",
+        Duration.ofSeconds(30)).block())
         .isInstanceOf(IdempotencyStore.Acquired.class);
 
     List<String> results = new ArrayList<>();
@@ -235,9 +238,15 @@ class IdempotentByTest {
 
   @Test
   void lateCompletionFromAnOwnerWhoseLeaseExpiredIsFencedOff() {
-    IdempotencyPolicy policy = policy().lease(Duration.ofSeconds(10)).build();
+    // The slow owner cannot renew its lease (its store is cut off for renewals), so the key is taken over.
+    IdempotencyStore cutOff = new RenewalsFail(store);
+    List<UnrecordedOutcome> unrecorded = new ArrayList<>();
+    IdempotencyPolicy slowOwnersPolicy = IdempotencyPolicy.builder(cutOff).keySecret(SECRET).scheduler(() -> clock)
+        .meterRegistry(meters).lease(Duration.ofSeconds(10)).onUnrecorded(unrecorded::add).build();
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(store).keySecret(SECRET).scheduler(() -> clock)
+        .meterRegistry(meters).lease(Duration.ofSeconds(10)).build();
     List<String> slowOwner = new ArrayList<>();
-    idempotentRefund(policy, Duration.ofSeconds(15)).subscribe(slowOwner::add);
+    idempotentRefund(slowOwnersPolicy, Duration.ofSeconds(15)).subscribe(slowOwner::add);
     clock.advanceTimeBy(Duration.ofSeconds(11));
 
     List<String> takeOver = new ArrayList<>();
@@ -250,6 +259,10 @@ class IdempotentByTest {
         .expectNext("refund-1")
         .verifyComplete();
     assertThat(count("fenced")).isEqualTo(1);
+    assertThat(unrecorded).singleElement().satisfies(event -> {
+      assertThat(event.reason()).isEqualTo(UnrecordedOutcome.Reason.FENCED);
+      assertThat(event.tag()).isEqualTo(policy.tag(key));
+    });
   }
 
   @Test
@@ -264,18 +277,24 @@ class IdempotentByTest {
   }
 
   @Test
-  void claimIsLeasedUntilTheDeadline() {
-    IdempotencyPolicy policy = policy().failFastWhenInFlight().build();
-    DeadlineSpec task = DeadlineSpec.builder(Duration.ofSeconds(20)).scheduler(() -> clock).build();
-    Disposable owner = idempotentRefund(policy, Duration.ofMinutes(1)).transformDeferred(withDeadline(task))
+  void claimIsLeasedForThePolicysLeaseWhateverTheDeadlineAndRenewedWhileTheOwnerRuns() {
+    IdempotencyPolicy policy = policy().lease(Duration.ofSeconds(30)).failFastWhenInFlight().build();
+    DeadlineSpec task = DeadlineSpec.builder(Duration.ofMinutes(20)).scheduler(() -> clock).build();
+    Disposable owner = idempotentRefund(policy, Duration.ofMinutes(5)).transformDeferred(withDeadline(task))
         .subscribe(x -> {}, e -> {});
     clock.advanceTimeBy(Duration.ofSeconds(5));
-
     StepVerifier.create(idempotentRefund(policy, Duration.ZERO))
         .expectErrorSatisfies(e -> assertThat(((IdempotencyInFlightException) e).leaseRemaining())
-            .isEqualTo(Duration.ofSeconds(15)))
+            .as("30 s from the claim, not 20 min of deadline").isEqualTo(Duration.ofSeconds(25)))
+        .verify();
+
+    clock.advanceTimeBy(Duration.ofSeconds(60));      // renewed at 10, 20, ... 60 s: the lease never runs out
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO))
+        .expectErrorSatisfies(e -> assertThat(((IdempotencyInFlightException) e).leaseRemaining())
+            .isEqualTo(Duration.ofSeconds(25)))
         .verify();
     owner.dispose();
+    assertThat(executions).hasValue(0);
   }
 
   @Test
@@ -324,7 +343,8 @@ class IdempotentByTest {
 
   @Test
   void upstreamRunsWithTheKeyInItsContext() {
-    StepVerifier.create(Mono.deferContextual(ctx -> Mono.just(ctx.get(ContextKeys.IDEMPOTENCY_KEY).toString()))
+    StepVerifier.create(Mono.deferContextual(ctx -> Mono.just(((IdempotencyKey) ctx.get(ContextKeys.IDEMPOTENCY_KEY))
+            .value()))
             .transformDeferred(idempotentBy(key, policy().build(), String.class)))
         .expectNext("default:payments.refund:key:order-42")
         .verifyComplete();
@@ -350,5 +370,17 @@ class IdempotentByTest {
           .verifyComplete();
     }
     assertThat(executions).hasValue(2);
+  }
+
+  /** A store that never renews a lease, as when renewals cannot reach it. */
+  static final class RenewalsFail extends DelegatingStore {
+    RenewalsFail(IdempotencyStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Mono<Boolean> renew(String key, String owner, Duration lease) {
+      return Mono.error(new java.io.IOException("Connection reset"));
+    }
   }
 }

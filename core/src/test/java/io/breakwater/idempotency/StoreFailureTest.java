@@ -16,6 +16,8 @@ import reactor.test.StepVerifier;
 /** What idempotentBy does when its store fails: writes fail closed, reads may fail open, outcomes are not lost. */
 class StoreFailureTest {
 
+  static final byte[] SECRET = DelegatingStore.SECRET;
+
   private final AtomicInteger executions = new AtomicInteger();
   private final IdempotencyKey key = IdempotencyKey.of("payments.charge", Map.of("order", 7));
   private final Mono<String> charge = Mono.fromCallable(() -> "charged-" + executions.incrementAndGet());
@@ -36,11 +38,17 @@ class StoreFailureTest {
     public Mono<Boolean> release(String key, String owner) {
       return Mono.error(new IOException("Connection refused"));
     }
+
+    @Override
+    public Mono<Boolean> renew(String key, String owner, Duration lease) {
+      return Mono.error(new IOException("Connection refused"));
+    }
   }
 
   @Test
   void writesFailClosedWithATypedErrorAndTheSideEffectDoesNotRun() {
-    IdempotencyPolicy policy = IdempotencyPolicy.builder(new DownStore()).failOpenForReads(true).build();
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(new DownStore()).keySecret(SECRET).failOpenForReads(true)
+        .build();
 
     StepVerifier.create(charge.transformDeferred(idempotentBy(key, policy, String.class))
             .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)))
@@ -55,7 +63,8 @@ class StoreFailureTest {
 
   @Test
   void undeclaredCallsFailClosedToo() {
-    IdempotencyPolicy policy = IdempotencyPolicy.builder(new DownStore()).failOpenForReads(true).build();
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(new DownStore()).keySecret(SECRET).failOpenForReads(true)
+        .build();
 
     StepVerifier.create(charge.transformDeferred(idempotentBy(key, policy, String.class)))
         .expectError(StoreUnavailableException.class)
@@ -65,8 +74,9 @@ class StoreFailureTest {
 
   @Test
   void readsFailOpenOnlyWhenThePolicySaysSo() {
-    IdempotencyPolicy closed = IdempotencyPolicy.of(new DownStore());
-    IdempotencyPolicy open = IdempotencyPolicy.builder(new DownStore()).failOpenForReads(true).build();
+    IdempotencyPolicy closed = IdempotencyPolicy.builder(new DownStore()).keySecret(SECRET).build();
+    IdempotencyPolicy open = IdempotencyPolicy.builder(new DownStore()).keySecret(SECRET).failOpenForReads(true)
+        .build();
 
     StepVerifier.create(charge.transformDeferred(idempotentBy(key, closed, String.class))
             .transformDeferred(sideEffect(SideEffect.READ_ONLY)))
@@ -80,25 +90,15 @@ class StoreFailureTest {
 
   @Test
   void outcomeThatCannotBeStoredStillReachesTheCaller() {
-    IdempotencyStore inMemory = IdempotencyStore.inMemory();
-    IdempotencyStore completionFails = new IdempotencyStore() {
-      @Override
-      public Mono<Claim> claim(String k, String fingerprint, String owner, Duration lease) {
-        return inMemory.claim(k, fingerprint, owner, lease);
-      }
-
+    IdempotencyStore completionFails = new DelegatingStore(IdempotencyStore.inMemory()) {
       @Override
       public Mono<Boolean> complete(String k, String owner, Outcome outcome, Duration ttl) {
         return Mono.error(new IOException("Connection reset"));
       }
-
-      @Override
-      public Mono<Boolean> release(String k, String owner) {
-        return inMemory.release(k, owner);
-      }
     };
 
-    StepVerifier.create(charge.transformDeferred(idempotentBy(key, IdempotencyPolicy.of(completionFails),
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(completionFails).keySecret(SECRET).build();
+    StepVerifier.create(charge.transformDeferred(idempotentBy(key, policy,
             String.class)))
         .expectNext("charged-1")
         .verifyComplete();

@@ -51,6 +51,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -88,6 +89,7 @@ class SecretsNeverLeakTest {
 
   static final String API_KEY = "sk-live-4f9c2a7e1b";
   static final String ACCOUNT = "acct-77Q3-private";
+  static final byte[] KEY_SECRET = "a 32-byte secret for these tests!".getBytes(StandardCharsets.US_ASCII);
   static final Duration VERIFY = Duration.ofSeconds(5);
 
   record Request(String query, String apiKey, String accountRef) {}
@@ -195,22 +197,26 @@ class SecretsNeverLeakTest {
 
     // a store whose errors quote its commands' arguments, as Redisson's timeouts do
     IdempotencyStore echoing = new EchoingStore(store);
-    IdempotencyPolicy echoingPolicy = IdempotencyPolicy.builder(echoing).failOpenForReads(true)
-        .meterRegistry(meters).build();
+    // (a short lease: a completion that fails is retried in the background until the lease ends)
+    IdempotencyPolicy echoingPolicy = IdempotencyPolicy.builder(echoing).keySecret(KEY_SECRET).failOpenForReads(true)
+        .lease(Duration.ofMillis(300)).meterRegistry(meters).build();
     IdempotencyKey fresh = IdempotencyKey.builder("flights.book").namespace("globex").args(request).build();
     StepVerifier.create(Mono.just(result).transformDeferred(idempotentBy(fresh, echoingPolicy, String.class)))
         .expectNext(result).verifyComplete();
     IdempotencyStore down = new DownStore();
     expectBreakwaterError(Mono.just(result)
-        .transformDeferred(idempotentBy(fresh, IdempotencyPolicy.builder(down).meterRegistry(meters).build(),
-            String.class)), StoreUnavailableException.class);
+        .transformDeferred(idempotentBy(fresh, IdempotencyPolicy.builder(down).keySecret(KEY_SECRET)
+            .meterRegistry(meters).build(), String.class)), StoreUnavailableException.class);
     StepVerifier.create(Mono.just(result)
-            .transformDeferred(idempotentBy(fresh, IdempotencyPolicy.builder(down).failOpenForReads(true)
-                .meterRegistry(meters).build(), String.class))
+            .transformDeferred(idempotentBy(fresh, IdempotencyPolicy.builder(down).keySecret(KEY_SECRET)
+                .failOpenForReads(true).meterRegistry(meters).build(), String.class))
             .transformDeferred(sideEffect(SideEffect.READ_ONLY)))
         .expectNext(result).verifyComplete();
     seen.add(policy.toString());
 
+    for (int i = 0; i < 100 && !logs().contains("the outcome could not be stored"); i++) {
+      LockSupport.parkNanos(50_000_000L);
+    }
     assertThat(logs()).as("the captured log holds the store warnings")
         .contains("the outcome could not be stored", "without a claim");
     assertNothingLeaked();
@@ -462,6 +468,11 @@ class SecretsNeverLeakTest {
     public Mono<Boolean> release(String key, String owner) {
       return delegate.release(key, owner);
     }
+
+    @Override
+    public Mono<Boolean> renew(String key, String owner, Duration lease) {
+      return delegate.renew(key, owner, lease);
+    }
   }
 
   /** A store that is down: every command fails with an error that quotes its arguments. */
@@ -479,6 +490,11 @@ class SecretsNeverLeakTest {
 
     @Override
     public Mono<Boolean> release(String key, String owner) {
+      return Mono.error(new IllegalStateException("down: " + key));
+    }
+
+    @Override
+    public Mono<Boolean> renew(String key, String owner, Duration lease) {
       return Mono.error(new IllegalStateException("down: " + key));
     }
   }

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatchReactive;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptReactive;
 import org.redisson.api.RedissonReactiveClient;
@@ -37,7 +39,11 @@ import reactor.util.Loggers;
  *   <li><b>Time.</b> Leases are measured with Redis {@code TIME}, not the clients' clocks.</li>
  *   <li><b>Resends.</b> A claim is idempotent for its owner token: Redisson may send a script again after a response
  *       timeout, and the owner then gets its own claim back.</li>
- *   <li><b>Fencing.</b> Completion and release succeed only for the owner token that holds the claim.</li>
+ *   <li><b>Fencing.</b> Completion, renewal and release succeed only for the owner token that holds the claim; a
+ *       completion resent after it was stored answers stored.</li>
+ *   <li><b>Durability.</b> By default a claim is acknowledged by the primary alone; {@code waitForReplicas} and
+ *       {@code waitForAof} make claims and completions wait for replicas ({@code WAIT}) or AOF fsyncs
+ *       ({@code WAITAOF}).</li>
  *   <li><b>Waiting duplicates</b> are told of completions on one pub/sub channel, subscribed once per store;
  *       {@code idempotentBy} also polls, so a lost message only delays them.</li>
  *   <li><b>Deadlines.</b> No operation waits past the deadline in force, nor past {@code operationTimeout} (default
@@ -82,6 +88,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         redis.call('PUBLISH', ARGV[6], ARGV[7])
         return 1
       end
+      if r[1] == ARGV[1] and r[2] == 'D' then return 1 end
+      return 0
+      """;
+
+  static final String RENEW = """
+      if redis.replicate_commands then redis.replicate_commands() end
+      local r = redis.call('HMGET', KEYS[1], 'owner', 'state')
+      if r[1] == ARGV[1] and r[2] == 'F' then
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local lease = tonumber(ARGV[2])
+        redis.call('HSET', KEYS[1], 'exp', tostring(now + lease))
+        redis.call('PEXPIRE', KEYS[1], 2 * lease)
+        return 1
+      end
       return 0
       """;
 
@@ -100,6 +121,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private final String keyPrefix;
   private final String channel;
   private final Duration operationTimeout;
+  private final BatchOptions durability;
+  private final int replicasToWaitFor;
   private final ConcurrentMap<String, Sinks.Empty<Void>> waiters = new ConcurrentHashMap<>();
   private final Disposable subscription;
 
@@ -109,6 +132,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     this.keyPrefix = b.keyPrefix;
     this.channel = b.channel;
     this.operationTimeout = b.operationTimeout;
+    this.durability = b.durability;
+    this.replicasToWaitFor = b.replicasToWaitFor;
     this.subscription = redisson.getTopic(channel, StringCodec.INSTANCE).getMessages(String.class)
         .subscribe(this::signal, e -> LOG.warn("Idempotency change notifications stopped; waiters will poll", e));
   }
@@ -126,13 +151,54 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     return keyPrefix + "{" + key + "}";
   }
 
+  /**
+   * The longest lease or TTL sent to Redis: twenty years. Lua numbers are doubles and the scripts add a lease to
+   * Redis {@code TIME} and double it, which must stay an integer below 10^14 to be written back without an exponent.
+   */
+  static final long MAX_MILLIS = Duration.ofDays(20 * 365).toMillis();
+
+  /** Milliseconds of a duration, at least 1 and at most {@link #MAX_MILLIS}, saturated rather than overflowing. */
+  static long millis(Duration duration) {
+    if (duration.isNegative() || duration.isZero()) {
+      return 1L;
+    }
+    return duration.getSeconds() >= MAX_MILLIS / 1_000L ? MAX_MILLIS : Math.max(1L, duration.toMillis());
+  }
+
   @Override
   public Mono<Claim> claim(String key, String fingerprint, String owner, Duration lease) {
-    long leaseMillis = Math.max(1L, lease.toMillis());
-    return bounded(scripts.<List<Object>>eval(redisKey(key), RScript.Mode.READ_WRITE, CLAIM,
-            RScript.ReturnType.LIST, List.of(redisKey(key)), fingerprint, owner, Long.toString(leaseMillis)))
+    return bounded(this.<List<Object>>durable(key, CLAIM, RScript.ReturnType.LIST, fingerprint, owner,
+            Long.toString(millis(lease))))
         .map(RedisIdempotencyStore::toClaim);
   }
+
+  @Override
+  public Mono<Boolean> renew(String key, String owner, Duration lease) {
+    return bounded(scripts.<Long>eval(redisKey(key), RScript.Mode.READ_WRITE, RENEW,
+            RScript.ReturnType.LONG, List.of(redisKey(key)), owner, Long.toString(millis(lease))))
+        .map(renewed -> renewed == 1L);
+  }
+
+  /**
+   * Runs a script that changes a record; with a durability setting, in a batch of one followed by {@code WAIT} (or
+   * {@code WAITAOF}), failing with {@link NotReplicatedException} when fewer replicas than asked acknowledged it.
+   */
+  @SuppressWarnings("unchecked")
+  private <R> Mono<R> durable(String key, String script, RScript.ReturnType type, Object... args) {
+    if (durability == null) {
+      return scripts.eval(redisKey(key), RScript.Mode.READ_WRITE, script, type, List.of(redisKey(key)), args);
+    }
+    return Mono.defer(() -> {
+      RBatchReactive batch = redisson.createBatch(durability);
+      // subscribing queues the script in the batch; its reply comes back with the batch's result
+      batch.getScript(StringCodec.INSTANCE).eval(redisKey(key), RScript.Mode.READ_WRITE, script, type,
+          List.of(redisKey(key)), args).subscribe(null, error -> { });
+      return batch.execute().flatMap(result -> result.getSyncedSlaves() < replicasToWaitFor
+          ? Mono.error(new NotReplicatedException(result.getSyncedSlaves(), replicasToWaitFor))
+          : Mono.justOrEmpty((R) result.getResponses().get(0)));
+    });
+  }
+
 
   private static Claim toClaim(List<Object> reply) {
     String type = String.valueOf(reply.get(0));
@@ -153,12 +219,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public Mono<Boolean> complete(String key, String owner, Outcome outcome, Duration ttl) {
-    return bounded(scripts.<Long>eval(redisKey(key), RScript.Mode.READ_WRITE, COMPLETE,
-            RScript.ReturnType.LONG, List.of(redisKey(key)), owner,
+    return bounded(this.<Long>durable(key, COMPLETE, RScript.ReturnType.LONG, owner,
             outcome.resultJson() == null ? "" : outcome.resultJson(),
             outcome.failureKind() == null ? "" : outcome.failureKind().name(),
             outcome.failureMessage() == null ? "" : outcome.failureMessage(),
-            Long.toString(Math.max(1L, ttl.toMillis())), channel, key))
+            Long.toString(millis(ttl)), channel, key))
         .map(stored -> stored == 1L);
   }
 
@@ -225,6 +290,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private String keyPrefix = "bw:idem:";
     private String channel = "bw:idem:changed";
     private Duration operationTimeout = Duration.ofSeconds(2);
+    private BatchOptions durability;
+    private int replicasToWaitFor;
 
     private Builder(RedissonReactiveClient redisson) {
       this.redisson = Objects.requireNonNull(redisson, "redisson");
@@ -245,6 +312,40 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     /** The longest any one operation may take, even with more time left before the deadline; default 2 s. */
     public Builder operationTimeout(Duration operationTimeout) {
       this.operationTimeout = Objects.requireNonNull(operationTimeout, "operationTimeout");
+      return this;
+    }
+
+    /**
+     * Claims and completions wait until {@code replicas} replicas have them ({@code WAIT}), at most {@code timeout};
+     * fewer acknowledgements fail the operation with {@link NotReplicatedException}: a claim then fails closed, a
+     * completion is retried. Closes the window in which a failover to a replica loses an acknowledged claim, at the
+     * cost of a replication round trip per claim and completion (see {@code docs/redis.md}).
+     */
+    public Builder waitForReplicas(int replicas, Duration timeout) {
+      return durability(BatchOptions.defaults().sync(replicas, timeout), replicas, timeout);
+    }
+
+    /**
+     * Claims and completions wait until they are fsynced to the primary's AOF ({@code localFsync} = 1) and to
+     * {@code replicas} replicas' AOFs ({@code WAITAOF}, Redis 7.2 or newer), at most {@code timeout}.
+     */
+    public Builder waitForAof(int localFsync, int replicas, Duration timeout) {
+      if (localFsync < 0 || localFsync > 1) {
+        throw new IllegalArgumentException("localFsync is " + localFsync + ": give 0 or 1 (the primary's own AOF)");
+      }
+      return durability(BatchOptions.defaults().syncAOF(localFsync, replicas, timeout), replicas, timeout);
+    }
+
+    private Builder durability(BatchOptions options, int replicas, Duration timeout) {
+      if (replicas < 0) {
+        throw new IllegalArgumentException("replicas is " + replicas + ": give 0 or more");
+      }
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("the replication timeout is " + timeout + ": give a positive duration, "
+            + "shorter than operationTimeout");
+      }
+      this.durability = options;
+      this.replicasToWaitFor = replicas;
       return this;
     }
 

@@ -10,6 +10,10 @@ import org.redisson.config.Config;
 /** Redisson clients for tests: short timeouts, so faults show up quickly. */
 final class RedisClients implements AutoCloseable {
 
+  /** The idempotency key secret every instance in these tests shares. */
+  static final byte[] KEY_SECRET = "the shared 32-byte secret for IT".getBytes(
+      java.nio.charset.StandardCharsets.US_ASCII);
+
   private final List<RedissonClient> clients = new ArrayList<>();
   private final int minimumIdle;
   private final int timeoutMillis;

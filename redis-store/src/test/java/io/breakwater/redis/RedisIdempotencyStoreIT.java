@@ -17,6 +17,7 @@ import io.breakwater.redis.testing.RedisProcess;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -86,6 +87,50 @@ class RedisIdempotencyStoreIT {
   }
 
   @Test
+  void renewalExtendsOnlyTheOwnersLeaseAndAResentCompletionAnswersStored() throws InterruptedException {
+    store.claim("k", "fp", "owner-1", Duration.ofMillis(300)).block();
+    assertThat(store.renew("k", "owner-2", Duration.ofSeconds(30)).block()).isFalse();
+    assertThat(store.renew("k", "owner-1", Duration.ofSeconds(30)).block()).isTrue();
+    Thread.sleep(400);
+    assertThat(store.claim("k", "fp", "owner-2", Duration.ofSeconds(30)).block()).isInstanceOf(Busy.class);
+    long pttl = Long.parseLong(redis.command("PTTL", "bw:idem:{k}"));
+    assertThat(pttl).as("the record is kept two leases").isGreaterThan(Duration.ofSeconds(55).toMillis());
+
+    assertThat(store.complete("k", "owner-1", Outcome.success("1"), Duration.ofHours(1)).block()).isTrue();
+    assertThat(store.complete("k", "owner-1", Outcome.success("1"), Duration.ofHours(1)).block())
+        .as("a resend of a stored completion").isTrue();
+    assertThat(store.complete("k", "owner-2", Outcome.success("2"), Duration.ofHours(1)).block()).isFalse();
+    assertThat(store.renew("k", "owner-1", Duration.ofSeconds(30)).block()).as("done: nothing to renew").isFalse();
+  }
+
+  @Test
+  void waitForReplicasGrantsAClaimOnceAReplicaHasItAndFailsClosedWithoutOne() {
+    RedisIdempotencyStore alone = RedisIdempotencyStore.builder(clients.standalone(redis.address()))
+        .waitForReplicas(1, Duration.ofMillis(200)).build();
+    StepVerifier.create(alone.claim("k", "fp", "o", Duration.ofSeconds(30)))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(NotReplicatedException.class)
+            .hasMessageContaining("0 replicas of the 1"))
+        .verify(Duration.ofSeconds(10));
+    try (RedisProcess replica = RedisProcess.start("--replicaof", "127.0.0.1", Integer.toString(redis.port()))) {
+      for (int i = 0; i < 100 && !redis.command("INFO", "replication").contains("state=online"); i++) {
+        LockSupport.parkNanos(100_000_000L);
+      }
+      assertThat(alone.claim("k2", "fp", "o", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
+      assertThat(alone.complete("k2", "o", Outcome.success("1"), Duration.ofHours(1)).block()).isTrue();
+      assertThat(replica.command("HGET", "bw:idem:{k2}", "state")).as("on the replica").isEqualTo("D");
+    } finally {
+      alone.close();
+    }
+  }
+
+  @Test
+  void leasesAndTtlsNearLongMaxSaturate() {
+    assertThat(store.claim("k", "fp", "o", Duration.ofSeconds(Long.MAX_VALUE)).block()).isEqualTo(new Acquired(false));
+    assertThat(store.complete("k", "o", Outcome.success("1"), Duration.ofSeconds(Long.MAX_VALUE)).block()).isTrue();
+    assertThat(store.claim("k", "fp", "p", Duration.ofSeconds(1)).block()).isEqualTo(new Done(Outcome.success("1")));
+  }
+
+  @Test
   void claimIsIdempotentForItsOwnerSoAResentScriptGetsItsOwnClaimBack() {
     assertThat(store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
     assertThat(store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
@@ -115,18 +160,18 @@ class RedisIdempotencyStoreIT {
 
   @Test
   void hitTakesOneRoundTripAndMissTwo() {
-    IdempotencyPolicy policy = IdempotencyPolicy.of(store);
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(store).keySecret(RedisClients.KEY_SECRET).build();
     // The first use of each script costs an extra EVALSHA that Redis answers NOSCRIPT; count the steady state.
     Mono.just("warm-up").transformDeferred(idempotentBy(IdempotencyKey.of("flights.search", Map.of("n", 0)),
         policy, String.class)).block();
     IdempotencyKey key = IdempotencyKey.of("flights.search", Map.of("from", "LHR", "to", "JFK"));
     Mono<String> call = Mono.just("flights").transformDeferred(idempotentBy(key, policy, String.class));
 
-    long before = scriptCalls();
+    long before = quietScriptCalls();       // the warm-up's completion is stored in the background
     assertThat(call.block()).isEqualTo("flights");
-    long afterMiss = scriptCalls();
+    long afterMiss = settledScriptCalls(before + 2);     // the completion is stored in the background
     assertThat(call.block()).isEqualTo("flights");
-    long afterHit = scriptCalls();
+    long afterHit = settledScriptCalls(afterMiss + 1);
 
     assertThat(afterMiss - before).as("round trips for a miss").isEqualTo(2);
     assertThat(afterHit - afterMiss).as("round trips for a hit").isEqualTo(1);
@@ -134,7 +179,8 @@ class RedisIdempotencyStoreIT {
 
   @Test
   void duplicatesWaitForTheOwnerAndAreToldOfItsCompletion() {
-    IdempotencyPolicy policy = IdempotencyPolicy.builder(store).pollInterval(Duration.ofMinutes(1)).build();
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(store).keySecret(RedisClients.KEY_SECRET)
+        .pollInterval(Duration.ofMinutes(1)).build();
     IdempotencyKey key = IdempotencyKey.explicit("orders.place", "o-1", Map.of("sku", "A"));
     AtomicInteger executions = new AtomicInteger();
     Mono<Integer> call = Mono.delay(Duration.ofMillis(300)).map(x -> executions.incrementAndGet())
@@ -148,9 +194,9 @@ class RedisIdempotencyStoreIT {
 
   @Test
   void pausedRedisNeverHoldsACallPastItsDeadlineAndWritesFailClosed() {
-    IdempotencyPolicy policy = IdempotencyPolicy.of(
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(
         RedisIdempotencyStore.builder(clients.standalone(redis.address())).operationTimeout(Duration.ofSeconds(30))
-            .build());
+            .build()).keySecret(RedisClients.KEY_SECRET).build();
     AtomicInteger executions = new AtomicInteger();
     Mono<Integer> call = Mono.fromCallable(executions::incrementAndGet)
         .transformDeferred(idempotentBy(IdempotencyKey.of("payments.charge", Map.of("order", 1)), policy,
@@ -170,6 +216,30 @@ class RedisIdempotencyStoreIT {
       redis.resume();
     }
     assertThat(executions).hasValue(0);
+  }
+
+  /** Script calls once they stop changing for 300 ms. */
+  private long quietScriptCalls() {
+    long calls = scriptCalls();
+    for (int i = 0; i < 20; i++) {
+      LockSupport.parkNanos(300_000_000L);
+      long now = scriptCalls();
+      if (now == calls) {
+        return now;
+      }
+      calls = now;
+    }
+    return calls;
+  }
+
+  /** Script calls once they reach {@code expected} (or 2 s pass): background completions land a little later. */
+  private long settledScriptCalls(long expected) {
+    long calls = scriptCalls();
+    for (int i = 0; i < 40 && calls < expected; i++) {
+      LockSupport.parkNanos(50_000_000L);
+      calls = scriptCalls();
+    }
+    return calls;
   }
 
   private long scriptCalls() {

@@ -40,7 +40,7 @@ public class IdempotencyBenchmark {
 
   @Setup
   public void setUp(Blackhole blackhole) {
-    policy = IdempotencyPolicy.of(IdempotencyStore.inMemory(1_000_000, reactor.core.scheduler.Schedulers::parallel));
+    policy = IdempotencyPolicy.of(IdempotencyStore.inMemory(256L << 20, reactor.core.scheduler.Schedulers::parallel));
     hit = idempotentBy(IdempotencyKey.of("flights.search", ARGS), policy, Integer.class);
     call.transformDeferred(hit).block();
     subscriber = new BlackholeSubscriber<>(blackhole);

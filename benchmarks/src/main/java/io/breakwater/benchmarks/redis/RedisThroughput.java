@@ -51,7 +51,9 @@ public final class RedisThroughput {
           .setConnectionMinimumIdleSize(concurrency).setConnectionPoolSize(concurrency);
       RedissonClient client = Redisson.create(config);
       try (RedisIdempotencyStore store = RedisIdempotencyStore.create(client.reactive())) {
-        IdempotencyPolicy policy = IdempotencyPolicy.of(store);
+        byte[] secret = new byte[32];
+        new java.security.SecureRandom().nextBytes(secret);
+        IdempotencyPolicy policy = IdempotencyPolicy.builder(store).keySecret(secret).build();
         run(policy, concurrency, calls / 10, "warm-up");          // JIT and scripts loaded
         double missOps = run(policy, concurrency, calls, "miss");  // new keys: claim + complete
         double hitOps = run(policy, concurrency, calls, "miss");   // the same keys again: claim answers Done

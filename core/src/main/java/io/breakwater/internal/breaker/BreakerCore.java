@@ -213,7 +213,10 @@ public final class BreakerCore {
     metrics.rejected();
     Phase p = phase;
     return switch (p.state) {
-      case OPEN -> CircuitBreakerOpenException.open(name, Duration.ofNanos(Math.max(0, p.until - now(clock))));
+      case OPEN -> p.openNanos == FORCED_OPEN_NANOS
+          ? new CircuitBreakerOpenException(name, State.OPEN, Duration.ofNanos(Math.max(0, p.until - now(clock))),
+              "forced open by an operator; calls are rejected until it is forced closed")
+          : CircuitBreakerOpenException.open(name, Duration.ofNanos(Math.max(0, p.until - now(clock))));
       case HALF_OPEN -> new CircuitBreakerOpenException(name, State.HALF_OPEN, Duration.ZERO,
           probes + (probes == 1 ? " probe is" : " probes are") + " in flight; other calls are rejected until "
               + (probes == 1 ? "it ends" : "they end"));
@@ -361,7 +364,7 @@ public final class BreakerCore {
   private void openFrom(Phase from, long now, boolean reopening) {
     int reopens = reopening ? from.reopens + 1 : 0;
     long openNanos = reopening ? grow(from.openNanos) : baseOpenNanos;
-    transition(from, Phase.open(from.gen + 1, now, openNanos, reopens), now);
+    transition(from, Phase.open(from.gen + 1, now, openNanos, reopens, from.window), now);
   }
 
   private long grow(long openNanos) {
@@ -434,6 +437,47 @@ public final class BreakerCore {
     return at.getEpochSecond() * 1_000_000_000L + at.getNano();
   }
 
+
+  /**
+   * The open duration of a breaker forced open: about 73 years, so that it stays open until forced closed, and short
+   * enough that no clock value plus it overflows.
+   */
+  static final long FORCED_OPEN_NANOS = Long.MAX_VALUE / 4;
+
+  /**
+   * Forces the breaker into {@code target}: {@code OPEN} until forced closed, or {@code CLOSED} at full traffic (no
+   * ramp-up) with an empty window. The transition is published like any other; nothing happens if the breaker is
+   * already forced open, or closed at full traffic.
+   */
+  public void force(State target) {
+    if (target == State.HALF_OPEN) {
+      throw new IllegalArgumentException("A breaker can be forced OPEN or CLOSED, not HALF_OPEN");
+    }
+    for (;;) {
+      Phase current = phase;
+      if (current.state == target && (target == State.OPEN ? current.openNanos == FORCED_OPEN_NANOS
+          : !current.ramping)) {
+        return;
+      }
+      long now = now(scheduler.get());
+      Phase next = target == State.OPEN
+          ? Phase.open(current.gen + 1, now, FORCED_OPEN_NANOS, current.reopens, current.window)
+          : Phase.closed(current.gen + 1, now, 0, baseOpenNanos, 0, newWindow());
+      if (transition(current, next, now)) {
+        return;
+      }
+    }
+  }
+
+  /** Calls, failures and slow calls in the window now: the closed episode's, or the one an open breaker left. */
+  public long[] windowTotals() {
+    Phase p = phase;
+    if (p.window == null) {
+      return new long[3];
+    }
+    SlidingWindow.Totals totals = p.window.totals(now(scheduler.get()));
+    return new long[] {totals.calls(), totals.failures(), totals.slow()};
+  }
 
   /** The current state, moving OPEN to HALF_OPEN first if the open duration has passed. */
   public State currentState() {

@@ -22,7 +22,7 @@ final class Phase {
   /** How many times in a row the breaker reopened without a full close. */
   final int reopens;
   final boolean ramping;
-  /** {@code CLOSED} only. */
+  /** {@code CLOSED}; {@code OPEN} keeps the window it opened from, read only to report it. */
   final SlidingWindow window;
   /** {@code HALF_OPEN} only: probe permits left, and probes that succeeded. */
   final AtomicInteger permits;
@@ -52,7 +52,12 @@ final class Phase {
   }
 
   static Phase open(long gen, long since, long openNanos, int reopens) {
-    return new Phase(State.OPEN, gen, since, since + openNanos, openNanos, reopens, false, null, 0);
+    return open(gen, since, openNanos, reopens, null);
+  }
+
+  /** An open episode that keeps, for reporting only, the window of the closed episode it ended (or null). */
+  static Phase open(long gen, long since, long openNanos, int reopens, SlidingWindow lastWindow) {
+    return new Phase(State.OPEN, gen, since, since + openNanos, openNanos, reopens, false, lastWindow, 0);
   }
 
   static Phase halfOpen(long gen, long since, long openNanos, int reopens, int probes) {

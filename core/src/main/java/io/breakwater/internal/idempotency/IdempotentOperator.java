@@ -1,6 +1,5 @@
 package io.breakwater.internal.idempotency;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
@@ -15,41 +14,66 @@ import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.IdempotencyStore.Acquired;
 import io.breakwater.idempotency.IdempotencyStore.Busy;
+import io.breakwater.idempotency.IdempotencyStore.Claim;
 import io.breakwater.idempotency.IdempotencyStore.Done;
 import io.breakwater.idempotency.IdempotencyStore.Mismatch;
 import io.breakwater.idempotency.IdempotencyStore.Outcome;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.idempotency.StoreUnavailableException;
+import io.breakwater.idempotency.UnrecordedOutcome;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 import reactor.util.context.Context;
+import reactor.util.context.ContextView;
+import reactor.util.retry.Retry;
 
 /**
  * {@code idempotentBy}: claim the key, then run the call as its owner, replay a stored outcome, or wait for the owner.
  * Everything per call is made at subscription.
+ *
+ * <p>Each call moves through {@code IDLE → CLAIMING → OWNING → RESULT} (or {@code ENDED}); every step is one
+ * compare-and-set, so a cancel racing a claim's reply or a result settles exactly one way: a claim granted after a
+ * cancel is released, a cancel after a result changes nothing (only {@code complete} may follow a result).
  */
 public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
 
   private static final Logger LOG = Loggers.getLogger(IdempotentOperator.class);
+
+  /** First and longest pause between attempts to store an outcome (jittered, doubling). */
+  static final Duration COMPLETE_RETRY_FIRST = Duration.ofMillis(100);
+  static final Duration COMPLETE_RETRY_CAP = Duration.ofSeconds(2);
+
+  private static final int IDLE = 0;
+  private static final int CLAIMING = 1;
+  private static final int OWNING = 2;
+  private static final int RESULT = 3;
+  private static final int ENDED = 4;
 
   private final IdempotencyKey key;
   private final IdempotencyPolicy policy;
   private final JavaType resultType;
   private final ObjectReader reader;
   private final ObjectWriter writer;
+  private final String storeKey;
+  private final String storeFingerprint;
+  private final String tag;
+  private final Duration storeBound;
 
   /**
    * Resolves the result type's Jackson reader and writer here, at assembly (cached by the policy): Jackson builds
-   * them under a lock the first time, and that must not happen on a non-blocking thread in the middle of a call.
+   * them under a lock the first time, and that must not happen on a non-blocking thread in the middle of a call. The
+   * keyed hashes of the key are computed here too.
    */
   public IdempotentOperator(IdempotencyKey key, IdempotencyPolicy policy, JavaType resultType) {
     this.key = key;
@@ -57,6 +81,12 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     this.resultType = resultType;
     this.reader = policy.readerFor(resultType);
     this.writer = policy.writerFor(resultType);
+    this.storeKey = policy.storeKey(key);
+    this.storeFingerprint = policy.storeFingerprint(key);
+    this.tag = policy.tag(key);
+    Duration thirdOfLease = policy.lease().dividedBy(3);
+    this.storeBound = policy.storeTimeout().compareTo(thirdOfLease) < 0 || thirdOfLease.isZero()
+        ? policy.storeTimeout() : thirdOfLease;
   }
 
   @Override
@@ -64,179 +94,315 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     return Mono.deferContextual(ctx -> {
       Deadline deadline = Deadline.from(ctx).orElse(null);
       if (deadline != null && deadline.remainingNanos() > policy.ttl().toNanos()) {
-        return Mono.error(new IdempotencyLimitException(key.value(), "The deadline in force has "
-            + Durations.format(deadline.remaining()) + " left but idempotency key '" + key.value() + "' is kept only "
+        return Mono.error(new IdempotencyLimitException(tag, "The deadline in force has "
+            + Durations.format(deadline.remaining()) + " left but idempotency key '" + tag + "' is kept only "
             + Durations.format(policy.ttl()) + ": a retry after the key expired would repeat the side effect. "
             + "Raise the policy's ttl above the longest deadline"));
       }
       boolean readOnly = SideEffect.from(ctx).orElse(null) == SideEffect.READ_ONLY;
-      Call call = new Call(source, deadline, readOnly, IdempotencyMetrics.of(policy.meterRegistry(), key.tool()));
-      return call.attempt(false);
+      Scheduler clock = deadline == null ? policy.scheduler().get() : deadline.scheduler();
+      Call call = new Call(source, ctx, clock, readOnly, IdempotencyMetrics.of(policy.meterRegistry(), key.tool()));
+      return call.run().doOnCancel(call::cancel);
     });
   }
 
-  /** One subscription: its owner token, lease and clock. */
+  /** One subscription: its owner token, lease, clock and state. */
   private final class Call {
     private final Mono<T> source;
     private final String owner = ownerToken();
-    private final Duration lease;
     private final Scheduler clock;
     private final IdempotencyMetrics metrics;
     private final IdempotencyStore store = policy.store();
-
     private final boolean readOnly;
+    private final Context storeContext;
+    private final OwnerLease lease;
+    private final AtomicInteger state = new AtomicInteger(IDLE);
+    private boolean waited;
 
-    Call(Mono<T> source, Deadline deadline, boolean readOnly, IdempotencyMetrics metrics) {
+    Call(Mono<T> source, ContextView ctx, Scheduler clock, boolean readOnly, IdempotencyMetrics metrics) {
       this.source = source;
       this.readOnly = readOnly;
-      this.lease = deadline == null ? policy.lease() : deadline.remaining();
-      this.clock = deadline == null ? policy.scheduler().get() : deadline.scheduler();
+      this.clock = clock;
       this.metrics = metrics;
+      this.storeContext = Context.of(ctx);
+      this.lease = new OwnerLease(key, owner, clock, policy.lease());
     }
 
-    Mono<T> attempt(boolean waited) {
-      return store.claim(key.value(), key.fingerprint(), owner, lease).onErrorResume(this::storeUnavailable)
-          .flatMap(claim -> {
-        if (claim == BYPASS) {
-          metrics.record(IdempotencyMetrics.Outcome.BYPASSED);
-          return source;
+    /**
+     * Claims until the answer is not {@link Busy}. Waiting duplicates go round through {@code repeatWhenEmpty}, which
+     * resubscribes from a loop: the stack stays as deep after 100 000 polls as after one.
+     */
+    Mono<T> run() {
+      return Mono.defer(this::claimOnce)
+          .onErrorResume(this::storeUnavailable)
+          .flatMap(claim -> claim instanceof Busy busy ? awaitChange(busy) : Mono.just(claim))
+          .repeatWhenEmpty(Integer.MAX_VALUE, repeats -> repeats)
+          .flatMap(this::onClaim);
+    }
+
+    /**
+     * Sends the claim and sees its reply whatever happens downstream: a reply that grants the claim after the caller
+     * cancelled is released at once, and a claim whose reply never came (an error or a timeout: the store may still
+     * apply it) is released too, as far as the owner token allows.
+     */
+    private Mono<Claim> claimOnce() {
+      return Mono.create(sink -> {
+        if (!state.compareAndSet(IDLE, CLAIMING)) {
+          sink.error(new IllegalStateException("idempotentBy was cancelled"));
+          return;
         }
-        if (claim instanceof Done done) {
-          metrics.record(IdempotencyMetrics.Outcome.HIT);
-          return replay(done.outcome());
-        }
-        if (claim instanceof Acquired acquired) {
-          metrics.record(acquired.tookOverExpired()
-              ? IdempotencyMetrics.Outcome.EXPIRED : IdempotencyMetrics.Outcome.MISS);
-          return runAsOwner();
-        }
-        if (claim instanceof Mismatch mismatch) {
-          metrics.record(IdempotencyMetrics.Outcome.MISMATCH);
-          return Mono.error(new IdempotencyKeyMismatchException(key.value(), key.fingerprint(),
-              mismatch.storedFingerprint()));
-        }
-        Busy busy = (Busy) claim;
-        if (!waited) {
-          metrics.record(IdempotencyMetrics.Outcome.IN_FLIGHT);
-        }
-        if (policy.failFastWhenInFlight()) {
-          return Mono.error(new IdempotencyInFlightException(key.value(), busy.leaseRemaining()));
-        }
-        Duration wait = busy.leaseRemaining().compareTo(policy.pollInterval()) < 0
-            ? busy.leaseRemaining() : policy.pollInterval();
-        return Mono.firstWithSignal(store.changed(key.value()), Mono.delay(wait, clock).then())
-            .then(Mono.defer(() -> attempt(true)));
+        long sentAt = lease.now();
+        store.claim(storeKey, storeFingerprint, owner, policy.lease())
+            .timeout(storeBound, clock)
+            .contextWrite(storeContext)
+            .subscribe(claim -> {
+              if (claim instanceof Acquired acquired) {
+                if (state.compareAndSet(CLAIMING, OWNING)) {
+                  lease.acquired(sentAt, acquired.tookOverExpired());
+                  sink.success(claim);
+                } else {
+                  release("the caller cancelled while the claim's reply was on its way");
+                }
+              } else {
+                state.compareAndSet(CLAIMING, IDLE);
+                sink.success(claim);
+              }
+            }, error -> {
+              boolean live = state.compareAndSet(CLAIMING, IDLE);
+              releaseUnansweredClaim();
+              if (live) {
+                sink.error(error);
+              }
+            });
       });
     }
 
     /** Fail closed, unless the policy lets reads fail open. */
-    private Mono<IdempotencyStore.Claim> storeUnavailable(Throwable error) {
+    private Mono<Claim> storeUnavailable(Throwable error) {
       if (readOnly && policy.failOpenForReads()) {
-        LOG.warn("Idempotency store unavailable; running read-only call '{}' without a claim", key.value(), error);
+        LOG.warn("Idempotency store unavailable ({}); running read-only call '{}' without a claim",
+            error.getClass().getName(), tag);
         return Mono.just(BYPASS);
       }
-      return Mono.error(new StoreUnavailableException(key.value(), error));
+      return Mono.error(new StoreUnavailableException(tag, error));
+    }
+
+    private Mono<Claim> awaitChange(Busy busy) {
+      if (!waited) {
+        waited = true;
+        metrics.record(IdempotencyMetrics.Outcome.IN_FLIGHT);
+      }
+      if (policy.failFastWhenInFlight()) {
+        return Mono.error(new IdempotencyInFlightException(tag, busy.leaseRemaining()));
+      }
+      Duration wait = busy.leaseRemaining().compareTo(policy.pollInterval()) < 0
+          ? busy.leaseRemaining() : policy.pollInterval();
+      return Mono.firstWithSignal(store.changed(storeKey).onErrorResume(e -> Mono.never()),
+              Mono.delay(wait.isNegative() ? Duration.ZERO : wait, clock).then())
+          .then(Mono.empty());
+    }
+
+    private Mono<T> onClaim(Claim claim) {
+      if (claim == BYPASS) {
+        metrics.record(IdempotencyMetrics.Outcome.BYPASSED);
+        return source;
+      }
+      if (claim instanceof Done done) {
+        metrics.record(IdempotencyMetrics.Outcome.HIT);
+        return replay(done.outcome());
+      }
+      if (claim instanceof Acquired acquired) {
+        metrics.record(acquired.tookOverExpired()
+            ? IdempotencyMetrics.Outcome.EXPIRED : IdempotencyMetrics.Outcome.MISS);
+        return runAsOwner();
+      }
+      metrics.record(IdempotencyMetrics.Outcome.MISMATCH);
+      return Mono.error(new IdempotencyKeyMismatchException(tag));
     }
 
     private Mono<T> replay(Outcome outcome) {
       if (outcome.isFailure()) {
-        return Mono.error(new CachedFailureException(key.value(), outcome.failureKind(), outcome.failureMessage()));
+        return Mono.error(new CachedFailureException(tag, outcome.failureKind(), outcome.failureMessage()));
       }
       try {
         T value = reader.readValue(outcome.resultJson());
         return Mono.justOrEmpty(value);
-      } catch (JsonProcessingException e) {
-        return Mono.error(new IllegalStateException("The stored result of idempotency key '" + key.value()
-            + "' cannot be read as " + resultType + ": callers of one key must expect one result type", e));
+      } catch (Exception e) {
+        return Mono.error(new IllegalStateException("The stored result of idempotency key '" + tag
+            + "' cannot be read as " + resultType.getRawClass().getName() + " (" + e.getClass().getSimpleName()
+            + "): callers of one key must expect one result type"));
       }
     }
 
     private Mono<T> runAsOwner() {
-      AtomicBoolean settled = new AtomicBoolean();
+      lease.startRenewing(store, storeKey, storeBound, storeContext);
       return source
-          .contextWrite(Context.of(ContextKeys.IDEMPOTENCY_KEY, key))
+          .contextWrite(Context.of(ContextKeys.IDEMPOTENCY_KEY, key, ContextKeys.IDEMPOTENCY_CONTEXT, lease))
           .map(Optional::of)
           .defaultIfEmpty(Optional.empty())
-          .doOnNext(v -> settled.set(true))
-          .flatMap(this::completeWith)
-          .onErrorResume(error -> settled.getAndSet(true) ? Mono.error(error) : failWith(error))
-          .doOnCancel(() -> {
-            if (!settled.get()) {
-              store.release(key.value(), owner).subscribe(null,
-                  e -> LOG.warn("Could not release idempotency key '{}' after cancellation", key.value(), e));
-            }
-          });
+          .flatMap(this::onResult)
+          .onErrorResume(error -> state.get() == OWNING ? onFailure(error) : Mono.error(error));
     }
 
-    /** Stores the result; the store call is not cancellable, so a result once produced is always recorded. */
-    private Mono<T> completeWith(Optional<T> value) {
+    /**
+     * The call produced a value: from here on only {@code complete} may follow, whatever cancels arrive. It is
+     * stored in the background and the caller gets the value at once. A value that cannot be kept (not writable as
+     * JSON, or too large) is stored as a refusal, so that duplicates get the refusal and never run the call again.
+     */
+    private Mono<T> onResult(Optional<T> value) {
+      if (!state.compareAndSet(OWNING, RESULT)) {
+        return Mono.empty();
+      }
       String json;
       try {
         json = writer.writeValueAsString(value.orElse(null));
-      } catch (JsonProcessingException e) {
-        return failWith(new IllegalStateException("The result of idempotency key '" + key.value()
-            + "' cannot be written as JSON: " + e.getOriginalMessage(), e));
+      } catch (Exception e) {
+        return refuseToKeep("cannot be written as JSON (" + e.getClass().getSimpleName() + "): give "
+            + resultType.getRawClass().getName() + " a form the policy's objectMapper can write and read, or return "
+            + "an id");
       }
-      if (json.length() > policy.maxResultBytes()) {
-        IdempotencyLimitException tooLarge = new IdempotencyLimitException(key.value(), "The result of idempotency "
-            + "key '" + key.value() + "' is " + json.length() + " bytes, over the policy's maxResultBytes of "
-            + policy.maxResultBytes() + ": return a smaller result (an id) or raise maxResultBytes. The call ran "
-            + "once; duplicates get this error instead of running again");
-        return store(Outcome.failure(FailureKind.MISCONFIGURED, tooLarge.getMessage()))
-            .then(Mono.error(tooLarge));
+      long bytes = Utf8.length(json);
+      if (bytes > policy.maxResultBytes()) {
+        return refuseToKeep("is " + bytes + " bytes of JSON (UTF-8), over the policy's maxResultBytes of "
+            + policy.maxResultBytes() + ": return a smaller result (an id) or raise maxResultBytes");
       }
-      return store(Outcome.success(json)).then(Mono.justOrEmpty(value));
+      completeInBackground(Outcome.success(json));
+      return Mono.justOrEmpty(value);
     }
 
-    private Mono<T> failWith(Throwable error) {
+    private Mono<T> refuseToKeep(String why) {
+      IdempotencyLimitException refusal = new IdempotencyLimitException(tag, "The result of idempotency key '" + tag
+          + "' " + why + ". The call ran once; duplicates get this error instead of running again");
+      completeInBackground(Outcome.failure(FailureKind.MISCONFIGURED, refusal.getMessage()));
+      return Mono.error(refusal);
+    }
+
+    private Mono<T> onFailure(Throwable error) {
       FailureKind kind = policy.classifier().classify(error);
-      boolean keep = policy.cacheNonRetryableFailures() && isTheDependencysAnswer(kind);
-      Mono<?> settle = keep
-          ? store(Outcome.failure(kind, String.valueOf(error.getMessage())))
-          : Mono.fromFuture(store.release(key.value(), owner).toFuture(), true);
-      return settle.onErrorResume(storeError -> {
-        error.addSuppressed(storeError);
-        return Mono.empty();
-      }).then(Mono.error(error));
-    }
-
-    /**
-     * Whether a failure is the dependency's answer to these arguments, the same every time, so worth replaying. An
-     * open breaker, a spent budget, a passed deadline or a bug of ours say nothing about the arguments.
-     */
-    private static boolean isTheDependencysAnswer(FailureKind kind) {
-      return kind == FailureKind.INVALID_ARGUMENT || kind == FailureKind.CLIENT_ERROR || kind == FailureKind.BUSINESS;
-    }
-
-    /**
-     * Records the outcome. The call has run by now, so a store failure does not fail the caller: the outcome is
-     * returned, and the claim lapses when its lease expires.
-     */
-    private Mono<Boolean> store(Outcome outcome) {
-      return Mono.fromFuture(store.complete(key.value(), owner, outcome, policy.ttl()).toFuture(), true)
-          .doOnNext(stored -> {
-            if (!stored) {
-              metrics.record(IdempotencyMetrics.Outcome.FENCED);
-              LOG.warn("Idempotency key '{}': the claim was lost before the outcome was stored (lease expired); "
-                  + "the outcome of another owner stands", key.value());
-            }
-          })
+      if (policy.cacheNonRetryableFailures() && isTheDependencysAnswer(kind)) {
+        if (state.compareAndSet(OWNING, RESULT)) {
+          completeInBackground(Outcome.failure(kind, boundedMessage(error)));
+        }
+        return Mono.error(error);
+      }
+      if (!state.compareAndSet(OWNING, ENDED)) {
+        return Mono.error(error);
+      }
+      lease.end();
+      return detached(store.release(storeKey, owner))
           .onErrorResume(storeError -> {
-            metrics.record(IdempotencyMetrics.Outcome.UNRECORDED);
-            // the store error's class only: its message may quote the command's arguments, which hold the result
-            // (Redisson's timeouts do)
-            LOG.warn("Idempotency key '{}': the outcome could not be stored ({}); its claim lapses when the lease "
-                + "expires", key.value(), storeError.getClass().getName());
-            return Mono.just(false);
+            error.addSuppressed(new StoreUnavailableException(tag, storeError));
+            return Mono.empty();
+          })
+          .then(Mono.error(error));
+    }
+
+    /** The caller cancelled: a claim held without a result is released; a claim being sent is seen to. */
+    void cancel() {
+      for (;;) {
+        int now = state.get();
+        if (now == IDLE || now == CLAIMING) {
+          if (state.compareAndSet(now, ENDED)) {
+            return;       // a claim on its way is released by its reply's handler
+          }
+        } else if (now == OWNING) {
+          if (state.compareAndSet(now, ENDED)) {
+            lease.end();
+            release("the owner was cancelled");
+            return;
+          }
+        } else {
+          return;         // a result exists (only complete may follow), or the claim was already given up
+        }
+      }
+    }
+
+    private void release(String why) {
+      detached(store.release(storeKey, owner)).subscribe(null, e -> LOG.warn("Could not release idempotency key "
+          + "'{}' after {} ({}); it is free again when its lease ends", tag, why, e.getClass().getName()));
+    }
+
+    /**
+     * A claim that errored or timed out may still be applied by the store (a paused server runs it when it resumes):
+     * release it now, and once more a store timeout later in case the claim lands after the first release.
+     */
+    private void releaseUnansweredClaim() {
+      Mono<Boolean> release = store.release(storeKey, owner).timeout(storeBound, clock).contextWrite(storeContext)
+          .onErrorResume(e -> Mono.just(false));
+      release.then(Mono.delay(storeBound, clock)).then(release).subscribe();
+    }
+
+    /**
+     * Stores the outcome in the background, retried with jittered backoff until it is stored, the store answers
+     * that the claim is lost, or the lease (as last confirmed) ends, whatever the caller's deadline: the retries run
+     * without it, each bounded by the store timeout. Renewal stops at the result, so a store that keeps refusing
+     * the completion cannot keep the claim forever.
+     */
+    private void completeInBackground(Outcome outcome) {
+      lease.end();      // no renewal past the result: the retries below are bounded by the lease as last confirmed
+      int[] attempts = new int[1];
+      Context withoutDeadline = storeContext.delete(ContextKeys.DEADLINE);
+      Mono.defer(() -> {
+            attempts[0]++;
+            return store.complete(storeKey, owner, outcome, policy.ttl()).timeout(storeBound, clock);
+          })
+          .retryWhen(Retry.backoff(Long.MAX_VALUE, COMPLETE_RETRY_FIRST)
+              .maxBackoff(COMPLETE_RETRY_CAP)
+              .scheduler(clock)
+              .filter(error -> lease.confirmedNanosLeft() > 0))
+          .contextWrite(withoutDeadline)
+          .subscribe(stored -> {
+            if (!stored) {
+              unrecorded(UnrecordedOutcome.Reason.FENCED, attempts[0], null);
+            }
+          }, error -> {
+            unrecorded(UnrecordedOutcome.Reason.STORE_UNAVAILABLE, attempts[0], error);
           });
+    }
+
+    private void unrecorded(UnrecordedOutcome.Reason reason, int attempts, Throwable error) {
+      metrics.record(reason == UnrecordedOutcome.Reason.FENCED
+          ? IdempotencyMetrics.Outcome.FENCED : IdempotencyMetrics.Outcome.UNRECORDED);
+      try {
+        policy.onUnrecorded().accept(new UnrecordedOutcome(key, tag, reason, attempts, error));
+      } catch (RuntimeException e) {
+        LOG.warn("onUnrecorded failed for idempotency key '{}' ({})", tag, e.getClass().getName());
+      }
+    }
+
+    /** Runs a store call to its end even if the caller cancels, with the caller's Context and a bound of its own. */
+    private <R> Mono<R> detached(Mono<R> operation) {
+      Sinks.One<R> reply = Sinks.one();
+      operation.timeout(storeBound, clock).contextWrite(storeContext)
+          .subscribe(reply::tryEmitValue, reply::tryEmitError, reply::tryEmitEmpty);
+      return reply.asMono();
     }
   }
 
+  /**
+   * Whether a failure is the dependency's answer to these arguments, the same every time, so worth replaying. An
+   * open breaker, a spent budget, a passed deadline or a bug of ours say nothing about the arguments.
+   */
+  private static boolean isTheDependencysAnswer(FailureKind kind) {
+    return kind == FailureKind.INVALID_ARGUMENT || kind == FailureKind.CLIENT_ERROR || kind == FailureKind.BUSINESS;
+  }
+
+  /** A kept failure's message, cut to {@link IdempotencyPolicy#MAX_FAILURE_MESSAGE_CHARS} characters. */
+  static String boundedMessage(Throwable error) {
+    String message = String.valueOf(error.getMessage());
+    int max = IdempotencyPolicy.MAX_FAILURE_MESSAGE_CHARS;
+    if (message.length() <= max) {
+      return message;
+    }
+    int end = Character.isHighSurrogate(message.charAt(max - 1)) ? max - 1 : max;
+    return message.substring(0, end) + "…";
+  }
+
   /** A claim answer of our own: the store is down and this read-only call runs without one. */
-  private static final IdempotencyStore.Claim BYPASS = new IdempotencyStore.Acquired(false);
+  private static final Claim BYPASS = new Acquired(false);
 
   private static String ownerToken() {
     ThreadLocalRandom random = ThreadLocalRandom.current();
-    return Long.toHexString(random.nextLong()) + Long.toHexString(random.nextLong());
+    return HexFormat.of().toHexDigits(random.nextLong()) + HexFormat.of().toHexDigits(random.nextLong());
   }
 }

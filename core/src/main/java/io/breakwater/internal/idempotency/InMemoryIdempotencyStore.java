@@ -3,7 +3,9 @@ package io.breakwater.internal.idempotency;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.breakwater.idempotency.IdempotencyStore;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -15,7 +17,10 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * Claims and outcomes in a Caffeine cache whose clock is the scheduler's, so leases and TTLs expire in virtual time
- * in tests. Each operation is one atomic {@code compute} on the key.
+ * in tests. Each operation is one atomic {@code compute} on the key. Records are weighed by their bytes (Caffeine's
+ * {@code maximumWeight}), so a few large results cannot hold more memory than the bound. Waiters of a key are
+ * registered only while its record is in flight, and woken and forgotten when it completes, is released, or leaves
+ * the cache for any reason.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
@@ -26,42 +31,94 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   private record Entry(String fingerprint, String owner, Outcome outcome, long expiresAt, long retainUntil) {
 
     static Entry claimed(String fingerprint, String owner, long now, Duration lease) {
-      long leaseNanos = lease.toNanos();
-      return new Entry(fingerprint, owner, null, now + leaseNanos, now + 2 * leaseNanos);
+      long leaseNanos = saturatedNanos(lease);
+      long expiresAt = saturatedAdd(now, leaseNanos);
+      return new Entry(fingerprint, owner, null, expiresAt, saturatedAdd(expiresAt, leaseNanos));
     }
 
     static Entry done(String fingerprint, String owner, Outcome outcome, long now, Duration ttl) {
-      long expiresAt = now + ttl.toNanos();
+      long expiresAt = saturatedAdd(now, saturatedNanos(ttl));
       return new Entry(fingerprint, owner, outcome, expiresAt, expiresAt);
     }
 
     boolean inFlight() {
       return outcome == null;
     }
+
+    /** Bytes held: the strings (2 bytes a char, as the JVM may keep them) and a fixed overhead for the objects. */
+    int weigh(String key) {
+      long chars = key.length() + fingerprint.length() + owner.length();
+      if (outcome != null) {
+        chars += length(outcome.resultJson()) + length(outcome.failureMessage());
+      }
+      return (int) Math.min(Integer.MAX_VALUE, ENTRY_OVERHEAD_BYTES + 2 * chars);
+    }
+
+    private static long length(String text) {
+      return text == null ? 0 : text.length();
+    }
+  }
+
+  /**
+   * The objects around a record's strings: the cache node, the entry, the outcome and five string headers with their
+   * arrays, about 300 bytes on a 64-bit JVM with compressed pointers.
+   */
+  static final int ENTRY_OVERHEAD_BYTES = 300;
+
+  /** The smallest bound accepted: below it, the bound is probably a count of keys given where bytes are asked. */
+  static final long MIN_BYTES = 1L << 20;
+
+  private static long saturatedNanos(Duration duration) {
+    if (duration.isNegative()) {
+      return 0;
+    }
+    return duration.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : duration.toNanos();
+  }
+
+  private static long remaining(long until, long now) {
+    long left = until - now;
+    boolean overflow = ((until ^ now) & (until ^ left)) < 0;
+    return overflow ? (until > now ? Long.MAX_VALUE : 0L) : Math.max(0L, left);
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 
   private final Supplier<Scheduler> scheduler;
   private final Cache<String, Entry> entries;
   private final ConcurrentMap<String, Sinks.Empty<Void>> waiters = new ConcurrentHashMap<>();
+  private final KeyedHashes keyedHashes;
 
-  public InMemoryIdempotencyStore(long maxKeys, Supplier<Scheduler> scheduler) {
-    if (maxKeys < 1) {
-      throw new IllegalArgumentException("maxKeys is " + maxKeys + ": give at least 1");
+  public InMemoryIdempotencyStore(long maxBytes, Supplier<Scheduler> scheduler) {
+    if (maxBytes < MIN_BYTES) {
+      throw new IllegalArgumentException("maxBytes is " + maxBytes + ": the in-memory store is bounded by the bytes "
+          + "its records hold (about 400 B for a small result); give at least 1 MiB (" + MIN_BYTES + ")");
     }
     this.scheduler = scheduler;
+    byte[] secret = new byte[32];
+    new SecureRandom().nextBytes(secret);
+    this.keyedHashes = new KeyedHashes(secret);
     this.entries = Caffeine.newBuilder()
-        .maximumSize(maxKeys)
+        .maximumWeight(maxBytes)
+        .<String, Entry>weigher((key, entry) -> entry.weigh(key))
+        .removalListener((String key, Entry entry, RemovalCause cause) -> {
+          if (cause.wasEvicted()) {
+            signal(key);      // expired or evicted: its waiters would otherwise wait for a change that never comes
+          }
+        })
         .ticker(this::now)
         .executor(Runnable::run)
         .expireAfter(new Expiry<String, Entry>() {
           @Override
           public long expireAfterCreate(String key, Entry entry, long now) {
-            return Math.max(0L, entry.retainUntil - now);
+            return remaining(entry.retainUntil, now);
           }
 
           @Override
           public long expireAfterUpdate(String key, Entry entry, long now, long currentDuration) {
-            return Math.max(0L, entry.retainUntil - now);
+            return remaining(entry.retainUntil, now);
           }
 
           @Override
@@ -70,6 +127,26 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
           }
         })
         .build();
+  }
+
+  /** The random secret of this store's keys: records never leave the process, so no one else needs it. */
+  public KeyedHashes keyedHashes() {
+    return keyedHashes;
+  }
+
+  /** Keys that have waiters registered (for tests of the waiters' lifecycle). */
+  int waitingKeys() {
+    return waiters.size();
+  }
+
+  /** The bytes the records weigh together (for tests of the bound). */
+  long weightedBytes() {
+    return entries.policy().eviction().orElseThrow().weightedSize().orElseThrow();
+  }
+
+  /** Runs Caffeine's pending maintenance, expiring what is due (for tests). */
+  void cleanUp() {
+    entries.cleanUp();
   }
 
   private long now() {
@@ -122,10 +199,27 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
           done[0] = true;
           return Entry.done(current.fingerprint, owner, outcome, now, ttl);
         }
+        done[0] = !current.inFlight() && current.owner.equals(owner);   // a resend of a stored completion
         return current;
       });
       signal(key);
       return done[0];
+    });
+  }
+
+  @Override
+  public Mono<Boolean> renew(String key, String owner, Duration lease) {
+    return Mono.fromSupplier(() -> {
+      boolean[] renewed = new boolean[1];
+      long now = now();
+      entries.asMap().computeIfPresent(key, (k, current) -> {
+        if (current.inFlight() && current.owner.equals(owner)) {
+          renewed[0] = true;
+          return Entry.claimed(current.fingerprint, owner, now, lease);
+        }
+        return current;
+      });
+      return renewed[0];
     });
   }
 
@@ -147,14 +241,22 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   /**
    * Registers the waiter first and looks at the record second, so that a change between the waiter's last claim and
-   * this call is never missed: either the record is already settled, or the change will signal the sink.
+   * this call is never missed: either the record is already settled, or the change will signal the sink. When the
+   * record is settled the registration is taken back at once (and any waiter that joined it is woken), so no entry is
+   * left behind for a key that will never change again.
    */
   @Override
   public Mono<Void> changed(String key) {
     return Mono.defer(() -> {
-      Mono<Void> signal = waiters.computeIfAbsent(key, k -> Sinks.empty()).asMono();
+      Sinks.Empty<Void> sink = waiters.computeIfAbsent(key, k -> Sinks.empty());
       Entry current = entries.getIfPresent(key);
-      return current == null || !current.inFlight() || current.expiresAt <= now() ? Mono.empty() : signal;
+      if (current == null || !current.inFlight() || current.expiresAt <= now()) {
+        if (waiters.remove(key, sink)) {
+          sink.tryEmitEmpty();
+        }
+        return Mono.empty();
+      }
+      return sink.asMono();
     });
   }
 

@@ -6,7 +6,7 @@ import io.breakwater.breaker.BreakerStateStore;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.examples.guide.Domain.Receipt;
 import io.breakwater.idempotency.IdempotencyKey;
-import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.redis.RedisBreakerStateStore;
 import io.breakwater.redis.RedisIdempotencyStore;
 import io.breakwater.redis.RedisRetryBudget;
@@ -37,14 +37,16 @@ public final class RedisSetup {
   public static final class SharedRefunds {
 
     // snippet:redis-idempotency
-    private final IdempotencyStore store;
+    private final IdempotencyPolicy policy;
 
-    public SharedRefunds(RedissonReactiveClient redisson) {
-      this.store = RedisIdempotencyStore.create(redisson);      // once per process, shared by every call
+    public SharedRefunds(RedissonReactiveClient redisson, byte[] keySecret) {
+      this.policy = IdempotencyPolicy.builder(RedisIdempotencyStore.create(redisson))  // once per process
+          .keySecret(keySecret)            // the same 32+ random bytes on every instance, from your secret store
+          .build();
     }
 
     public Mono<Receipt> refundOnce(Mono<Receipt> refund, IdempotencyKey key) {
-      return refund.transformDeferred(idempotentBy(key, store, Receipt.class));
+      return refund.transformDeferred(idempotentBy(key, policy, Receipt.class));
     }
     // end-snippet
   }

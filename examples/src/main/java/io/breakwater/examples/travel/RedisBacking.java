@@ -35,6 +35,20 @@ final class RedisBacking implements AutoCloseable {
     return store;
   }
 
+  /**
+   * The idempotency key secret every instance of the agent shares: {@code BREAKWATER_IDEMPOTENCY_SECRET} (base64 of
+   * 32 or more bytes), or else a random one for this run, whose keys no other instance would match.
+   */
+  static byte[] keySecret() {
+    String shared = System.getenv("BREAKWATER_IDEMPOTENCY_SECRET");
+    if (shared != null) {
+      return java.util.Base64.getDecoder().decode(shared);
+    }
+    byte[] secret = new byte[32];
+    new java.security.SecureRandom().nextBytes(secret);
+    return secret;
+  }
+
   synchronized RetryBudget retryBudget(String dependency) {
     RedisRetryBudget budget = RedisRetryBudget.builder(reactive, dependency).ratio(0.2).minRetriesPerSecond(10)
         .build();

@@ -60,6 +60,7 @@ public final class TravelAgent {
   private final PrintStream out;
   private final IdempotencyStore store;
   private final Function<String, RetryBudget> retryBudgets;
+  private byte[] keySecret;
   private final MeterRegistry meters = new SimpleMeterRegistry();
   private final List<String> events = new ArrayList<>();
   private long startNanos;
@@ -81,10 +82,18 @@ public final class TravelAgent {
       new TravelAgent(System.out, IdempotencyStore.inMemory(), name -> RetryBudget.ratio(0.2, 10)).run();
     } else {
       try (RedisBacking backing = RedisBacking.connect(redis)) {
-        new TravelAgent(System.out, backing.store(), backing::retryBudget).run();
+        TravelAgent agent = new TravelAgent(System.out, backing.store(), backing::retryBudget);
+        agent.keySecret = RedisBacking.keySecret();
+        agent.run();
       }
     }
     Schedulers.shutdownNow();
+  }
+
+  /** The in-memory store keys with a secret of its own; a shared store needs the one every instance shares. */
+  private IdempotencyPolicy idempotencyPolicy() {
+    IdempotencyPolicy.Builder policy = IdempotencyPolicy.builder(store).meterRegistry(meters);
+    return keySecret == null ? policy.build() : policy.keySecret(keySecret).build();
   }
 
   /** Plans one trip against freshly started scripted servers; returns what happened, for tests. */
@@ -116,7 +125,7 @@ public final class TravelAgent {
             .orDefault("[\"Walk the Alfama at dusk (offline suggestion)\"]").build());
     Tool<Deposit, String> payments = Tool.of(descriptor("payments.deposit", SideEffect.NON_IDEMPOTENT_WRITE,
                 breakers)
-            .idempotency(IdempotencyPolicy.builder(store).meterRegistry(meters).build()).build(),
+            .idempotency(idempotencyPolicy()).build(),
             (Deposit d) -> post(http, "/payments", d), String.class)
         .withIdempotencyKey((Deposit d) -> IdempotencyKey.explicit("payments.deposit", d.bookingId(), d));
     // A first token within 2 s, then a token at least every second: keep-alives alone do not count.

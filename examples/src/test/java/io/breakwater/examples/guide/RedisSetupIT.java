@@ -44,8 +44,9 @@ class RedisSetupIT {
     Mono<Receipt> refund = Mono.fromSupplier(() -> new Receipt("o-7", "refund #" + refunds.incrementAndGet()));
     IdempotencyKey key = IdempotencyKey.explicit("payments.refund", "o-7", "o-7");
 
-    var here = new RedisSetup.SharedRefunds(redisson);
-    var there = new RedisSetup.SharedRefunds(otherInstance);
+    byte[] secret = "the shared 32-byte secret for IT".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    var here = new RedisSetup.SharedRefunds(redisson, secret);
+    var there = new RedisSetup.SharedRefunds(otherInstance, secret);
     var receipts = Flux.merge(here.refundOnce(refund, key), there.refundOnce(refund, key),
             here.refundOnce(refund, key), there.refundOnce(refund, key))
         .collectList().block(Duration.ofSeconds(20));

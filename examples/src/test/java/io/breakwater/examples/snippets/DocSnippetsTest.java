@@ -36,6 +36,13 @@ class DocSnippetsTest {
   static void readSourcesAndPages() {
     Path checkersOwnTests = MODULE.resolve("src/test/java/io/breakwater/examples/snippets");
     regions = Snippets.regions(MODULE.resolve("src"), checkersOwnTests, sourceProblems);
+    // the Spring Boot example is a module of its own (Boot's dependency management stays out of this one)
+    Snippets.regions(ROOT.resolve("examples-spring-boot/src"), checkersOwnTests, sourceProblems)
+        .forEach((name, region) -> {
+          if (regions.putIfAbsent(name, region) != null) {
+            sourceProblems.add("snippet '" + name + "' is named both in examples and in examples-spring-boot");
+          }
+        });
     List<Path> pages = new ArrayList<>(Snippets.files(ROOT.resolve("docs"), ".md"));
     pages.add(ROOT.resolve("README.md"));
     blocks = new ArrayList<>();

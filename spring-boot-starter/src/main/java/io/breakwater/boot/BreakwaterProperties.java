@@ -1,0 +1,277 @@
+package io.breakwater.boot;
+
+import io.breakwater.failure.FailureKind;
+import io.breakwater.idempotency.SideEffect;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Everything under {@code breakwater.*} in {@code application.yml}. A setting left out keeps the core builder's
+ * default (shown in {@code docs/spring-boot.md}); per-instance settings override {@code defaults} one by one. Names
+ * with dots ({@code flights.search}) must be written in brackets in YAML ({@code "[flights.search]":}), as every
+ * Spring map key with a dot: unknown properties under {@code breakwater} fail start-up, so a forgotten bracket says so.
+ *
+ * <pre>{@code
+ * breakwater:
+ *   breakers:
+ *     defaults: { failure-rate-threshold: 0.5, open-duration: 30s }
+ *   retry:
+ *     policies:
+ *       flights: { max-retries: 2, backoff: { type: full-jitter, base: 200ms, cap: 5s } }
+ *   tools:
+ *     "[flights.search]": { side-effect: read-only, retry: flights }
+ * }</pre>
+ *
+ * <p>Values are validated at start-up by the core builders; an error names the property and what to change.
+ *
+ * @param deadline inbound deadline header and the per-call and idle ratios of deadlines
+ * @param breakers circuit breakers: defaults, per tool and per family
+ * @param retry retry policies and budgets, by dependency name
+ * @param idempotency the idempotency store and policy
+ * @param tools tool descriptors, by tool name
+ * @param health the Actuator health contributor
+ */
+@ConfigurationProperties(prefix = "breakwater", ignoreUnknownFields = false)
+public record BreakwaterProperties(
+    @DefaultValue Deadline deadline,
+    @DefaultValue Breakers breakers,
+    @DefaultValue Retry retry,
+    @DefaultValue Idempotency idempotency,
+    Map<String, Tool> tools,
+    @DefaultValue Health health) {
+
+  public BreakwaterProperties {
+    tools = ordered(tools);
+  }
+
+  static <V> Map<String, V> ordered(Map<String, V> map) {
+    return map == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(map));
+  }
+
+  /**
+   * Deadlines: how per-call and idle budgets derive from the time left, and the inbound deadline header.
+   *
+   * @param perCallFraction share of the time left that one call may take (default 0.6)
+   * @param perCallCap the most one call may take, however much time is left (default 12s)
+   * @param idleFraction share of the per-call budget a stream may go without progress (default 0.3)
+   * @param idleCap the longest a stream may go without progress (default 3s)
+   * @param header the header that carries the deadline, in and out
+   * @param inbound the server side: the WebFilter that reads the header
+   */
+  public record Deadline(Double perCallFraction, Duration perCallCap, Double idleFraction, Duration idleCap,
+      @DefaultValue("Breakwater-Timeout") String header, @DefaultValue Inbound inbound) {}
+
+  /**
+   * The WebFilter that runs each request under the deadline its header carries.
+   *
+   * @param enabled whether the filter is installed in a reactive web application
+   * @param max the longest deadline a caller may ask for; longer ones are cut to it
+   * @param defaultBudget the deadline of a request that carries no header; none when unset
+   */
+  public record Inbound(@DefaultValue("true") boolean enabled, @DefaultValue("5m") Duration max,
+      Duration defaultBudget) {}
+
+  /**
+   * Circuit breakers of the {@code CircuitBreakerRegistry}.
+   *
+   * @param defaults settings of every breaker
+   * @param instances settings of a tool's own breaker, by tool name, over the defaults
+   * @param families settings of a family's breaker, by family name, over the defaults
+   * @param stateStore where breakers share their transitions: {@code memory} (this instance only) or {@code redis}
+   */
+  public record Breakers(@DefaultValue BreakerSettings defaults, Map<String, BreakerSettings> instances,
+      Map<String, BreakerSettings> families, @DefaultValue("memory") StateStore stateStore) {
+
+    public Breakers {
+      instances = ordered(instances);
+      families = ordered(families);
+    }
+  }
+
+  /** Where breakers share their state. */
+  public enum StateStore {
+    /** Each instance alone. */
+    MEMORY,
+    /** Through Redis, with the application's {@code RedissonClient}. */
+    REDIS
+  }
+
+  /**
+   * One breaker's settings; each one left out is the defaults' (or the core default).
+   *
+   * @param failureRateThreshold fraction of failed calls at which the breaker opens (default 0.5)
+   * @param minimumCalls calls the window must hold before a rate can open the breaker (default 20)
+   * @param slidingWindow how far back the rates look (default 60s)
+   * @param windowBuckets buckets the window rolls over in (default 10)
+   * @param openDuration how long the breaker stays open before a probe (default 30s)
+   * @param openDurationMultiplier growth of the open duration on each reopening (default 1: none)
+   * @param maxOpenDuration the longest open duration growth reaches (default 5m)
+   * @param halfOpenProbes probe calls admitted when half-open (default 1)
+   * @param rampUp how long traffic ramps up after closing; 0 for none (default 10s)
+   * @param rampUpStartFraction the fraction admitted when the ramp-up starts (default 0.1)
+   * @param slowCallThreshold a call at least this slow is slow; 0 turns the slow-call trigger off (default 30s)
+   * @param slowCallRateThreshold fraction of slow calls at which the breaker opens (default 0.8)
+   * @param countRateLimited whether 429s count as failures (default false)
+   * @param countUnknown whether unclassified failures count (default true)
+   */
+  public record BreakerSettings(Double failureRateThreshold, Integer minimumCalls, Duration slidingWindow,
+      Integer windowBuckets, Duration openDuration, Double openDurationMultiplier, Duration maxOpenDuration,
+      Integer halfOpenProbes, Duration rampUp, Double rampUpStartFraction, Duration slowCallThreshold,
+      Double slowCallRateThreshold, Boolean countRateLimited, Boolean countUnknown) {}
+
+  /**
+   * Retry policies and budgets. A tool, or a call to {@code RetryPolicies.policy(name)}, with no policy configured
+   * gets one named after it with the defaults.
+   *
+   * @param defaults settings of every policy
+   * @param policies settings of each named policy, over the defaults
+   * @param budgets settings of each named retry budget; a policy uses the budget of its own name unless it names
+   *     another
+   */
+  public record Retry(@DefaultValue RetrySettings defaults, Map<String, RetrySettings> policies,
+      Map<String, BudgetSettings> budgets) {
+
+    public Retry {
+      policies = ordered(policies);
+      budgets = ordered(budgets);
+    }
+  }
+
+  /**
+   * One retry policy's settings; each one left out is the defaults' (or the core default).
+   *
+   * @param maxRetries retries after the first attempt (default 3)
+   * @param backoff the delay before each retry (default full jitter, 200ms to 10s)
+   * @param timeoutBase the backoff's base after a timeout; 0 keeps the backoff's own (default 1s)
+   * @param rateLimitedBase the least wait after a 429 without Retry-After (default 5s)
+   * @param retryAfterCap the longest Retry-After honoured (default 60s)
+   * @param minAttemptTime no attempt starts with less time than this left (default 100ms)
+   * @param budget the name of the retry budget to draw on (default the policy's name)
+   */
+  public record RetrySettings(Integer maxRetries, BackoffSettings backoff, Duration timeoutBase,
+      Duration rateLimitedBase, Duration retryAfterCap, Duration minAttemptTime, String budget) {}
+
+  /**
+   * A backoff.
+   *
+   * @param type the shape (default full-jitter)
+   * @param base the first delay's exponential step, or the fixed delay (default 200ms)
+   * @param cap the longest delay (default 10s)
+   * @param jitterFraction the spread of an exponential backoff, 0 to 1 (default 0.2, exponential only)
+   */
+  public record BackoffSettings(@DefaultValue("full-jitter") BackoffType type, @DefaultValue("200ms") Duration base,
+      @DefaultValue("10s") Duration cap, @DefaultValue("0.2") double jitterFraction) {}
+
+  /** The shapes of {@code io.breakwater.retry.Backoff}. */
+  public enum BackoffType {
+    FULL_JITTER, EQUAL_JITTER, DECORRELATED_JITTER, EXPONENTIAL, FIXED
+  }
+
+  /**
+   * A retry budget: a token bucket that keeps retries below a share of calls.
+   *
+   * @param ratio share of calls that may be retried (default 0.15)
+   * @param minRetriesPerSecond retries allowed per second whatever the traffic (default 0)
+   * @param shared whether the budget is shared by every instance through Redis (default false)
+   */
+  public record BudgetSettings(@DefaultValue("0.15") double ratio, @DefaultValue("0") double minRetriesPerSecond,
+      @DefaultValue("false") boolean shared) {}
+
+  /**
+   * The idempotency store and policy.
+   *
+   * @param store {@code auto} (Redis when the application has a {@code RedissonClient}, else memory), {@code memory}
+   *     or {@code redis}
+   * @param ttl how long an outcome is kept and replayed (default 24h)
+   * @param lease how long a claim is held without a deadline (default 5m)
+   * @param pollInterval how often a waiting duplicate looks again (default 1s)
+   * @param failFastWhenInFlight duplicates fail at once instead of waiting (default false)
+   * @param cacheNonRetryableFailures the dependency's refusals are replayed to duplicates (default false)
+   * @param failOpenForReads read-only calls run when the store is down (default false)
+   * @param maxResultBytes the largest result kept (default 1 MiB)
+   * @param longestRetryWindow if set, a ttl shorter than it fails start-up
+   * @param maxKeys the in-memory store's capacity
+   * @param redis the Redis store's settings
+   */
+  public record Idempotency(@DefaultValue("auto") IdempotencyStoreType store, Duration ttl, Duration lease,
+      Duration pollInterval, Boolean failFastWhenInFlight, Boolean cacheNonRetryableFailures, Boolean failOpenForReads,
+      Integer maxResultBytes, Duration longestRetryWindow, @DefaultValue("100000") long maxKeys,
+      @DefaultValue RedisSettings redis) {}
+
+  /** Where idempotency records live. */
+  public enum IdempotencyStoreType {
+    /** Redis when the application has a {@code RedissonClient} and {@code breakwater-redis-store} is present. */
+    AUTO,
+    /** In this instance's memory. */
+    MEMORY,
+    /** Redis; start-up fails without a {@code RedissonClient}. */
+    REDIS
+  }
+
+  /**
+   * Redis settings of the stores.
+   *
+   * @param keyPrefix prefix of idempotency records (default bw:idem:)
+   * @param channel pub/sub channel announcing completions (default bw:idem:changed)
+   * @param operationTimeout the longest one store operation may take (default 2s)
+   */
+  public record RedisSettings(String keyPrefix, String channel, Duration operationTimeout) {}
+
+  /**
+   * One tool's descriptor settings.
+   *
+   * @param sideEffect what the tool does to the world: read-only, idempotent-write, non-idempotent-write (required)
+   * @param family the tool's family; empty for none (default the name up to its first dot)
+   * @param timeouts the per-attempt timeout (default adaptive)
+   * @param retry the name of the retry policy (default the tool's name)
+   * @param breakers whether the registry's tool and family breakers guard every attempt
+   * @param idempotency whether calls happen at most once per key, with the application's idempotency policy
+   * @param transientFields argument fields left out of the idempotency key
+   * @param unavailableAfter failed calls of a kind after which the tool is written off for the task
+   * @param alternates tools the model may use instead
+   * @param redact fields to mask, on top of the defaults
+   * @param logArgs top-level argument fields written in call events
+   */
+  public record Tool(SideEffect sideEffect, String family, @DefaultValue TimeoutSettings timeouts, String retry,
+      @DefaultValue("true") boolean breakers, @DefaultValue("false") boolean idempotency, List<String> transientFields,
+      Map<FailureKind, Integer> unavailableAfter, List<String> alternates, List<String> redact,
+      List<String> logArgs) {
+
+    public Tool {
+      transientFields = transientFields == null ? List.of() : List.copyOf(transientFields);
+      unavailableAfter = unavailableAfter == null ? Map.of() : Map.copyOf(unavailableAfter);
+      alternates = alternates == null ? List.of() : List.copyOf(alternates);
+      redact = redact == null ? List.of() : List.copyOf(redact);
+      logArgs = logArgs == null ? List.of() : List.copyOf(logArgs);
+    }
+  }
+
+  /**
+   * A tool's per-attempt timeout: {@code fixed}, or adaptive (learnt from its latencies) when {@code fixed} is unset.
+   *
+   * @param fixed every attempt gets this timeout
+   * @param percentile the adaptive timeout's latency percentile (default 99)
+   * @param sigmas use mean + sigmas × standard deviation instead of a percentile
+   * @param buffer added to the learnt latency (default 250ms)
+   * @param min the least adaptive timeout (default 500ms)
+   * @param max the greatest adaptive timeout (default 30s)
+   * @param warmUp the timeout until enough latencies are known (default 10s)
+   * @param warmUpSamples successes needed before the learnt timeout is used (default 20)
+   */
+  public record TimeoutSettings(Duration fixed, Double percentile, Double sigmas, Duration buffer, Duration min,
+      Duration max, Duration warmUp, Integer warmUpSamples) {}
+
+  /**
+   * The Actuator health contributor {@code breakwater}.
+   *
+   * @param openStatus the status reported while a breaker is not closed: {@code DEGRADED} (informative; the
+   *     application's aggregate status stays UP unless DEGRADED is added to
+   *     {@code management.endpoint.health.status.order}) or {@code DOWN}
+   */
+  public record Health(@DefaultValue("DEGRADED") String openStatus) {}
+}

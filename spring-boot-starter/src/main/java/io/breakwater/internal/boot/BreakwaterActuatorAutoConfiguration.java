@@ -1,0 +1,65 @@
+package io.breakwater.internal.boot;
+
+import io.breakwater.boot.BreakwaterProperties;
+import io.breakwater.boot.RetryPolicies;
+import io.breakwater.boot.actuate.BreakersHealthIndicator;
+import io.breakwater.boot.actuate.BreakwaterEndpoint;
+import io.breakwater.breaker.CircuitBreakerRegistry;
+import java.util.Locale;
+import java.util.Map;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The {@code breakwater} health contributor and Actuator endpoint, when Actuator is on the class path. */
+@AutoConfiguration(after = BreakwaterAutoConfiguration.class)
+public class BreakwaterActuatorAutoConfiguration {
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(ReactiveHealthIndicator.class)
+  @ConditionalOnEnabledHealthIndicator("breakwater")
+  static class Health {
+
+    @Bean(name = "breakwaterHealthIndicator")
+    @ConditionalOnMissingBean(name = "breakwaterHealthIndicator")
+    @ConditionalOnBean(CircuitBreakerRegistry.class)
+    BreakersHealthIndicator breakwaterHealthIndicator(CircuitBreakerRegistry registry,
+        BreakwaterProperties properties) {
+      String status = properties.health().openStatus();
+      return FromProperties.checked("breakwater.health.open-status", () -> {
+        if (status == null || status.isBlank()) {
+          throw new IllegalArgumentException("is blank: give DEGRADED or DOWN");
+        }
+        return new BreakersHealthIndicator(registry, new Status(status.trim().toUpperCase(Locale.ROOT)));
+      });
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(Endpoint.class)
+  @ConditionalOnAvailableEndpoint(BreakwaterEndpoint.class)
+  static class Operations {
+
+    @Bean
+    @ConditionalOnMissingBean
+    BreakwaterEndpoint.LimitsReport breakwaterLimitsReport() {
+      return Map::of;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean({CircuitBreakerRegistry.class, RetryPolicies.class})
+    BreakwaterEndpoint breakwaterEndpoint(CircuitBreakerRegistry breakers, RetryPolicies policies,
+        BreakwaterEndpoint.LimitsReport limits) {
+      return new BreakwaterEndpoint(breakers, policies, limits);
+    }
+  }
+}

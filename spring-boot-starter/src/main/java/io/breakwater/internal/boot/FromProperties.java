@@ -1,0 +1,232 @@
+package io.breakwater.internal.boot;
+
+import io.breakwater.agent.CallTimeouts;
+import io.breakwater.agent.ToolDescriptor;
+import io.breakwater.boot.BreakwaterProperties;
+import io.breakwater.boot.BreakwaterProperties.BackoffSettings;
+import io.breakwater.boot.BreakwaterProperties.BreakerSettings;
+import io.breakwater.boot.BreakwaterProperties.RetrySettings;
+import io.breakwater.boot.BreakwaterProperties.TimeoutSettings;
+import io.breakwater.breaker.BreakerStateStore;
+import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.breaker.CircuitBreakerRegistry;
+import io.breakwater.deadline.DeadlineSpec;
+import io.breakwater.idempotency.IdempotencyPolicy;
+import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.retry.Backoff;
+import io.breakwater.retry.RetryBudget;
+import io.breakwater.retry.RetryPolicy;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import reactor.util.annotation.Nullable;
+
+/**
+ * Turns {@code breakwater.*} settings into the core's immutable configurations through their builders, so that every
+ * check and default is the core's own. A builder's refusal becomes an {@link InvalidPropertiesException} that names
+ * the property.
+ */
+final class FromProperties {
+
+  private FromProperties() {}
+
+  /** The path of a map entry: {@code prefix.key}, or {@code prefix[key]} when the key has a dot. */
+  static String path(String prefix, String key) {
+    return key.indexOf('.') >= 0 || key.indexOf('[') >= 0 ? prefix + "[" + key + "]" : prefix + "." + key;
+  }
+
+  /** Runs {@code build}, naming {@code property} in any refusal. */
+  static <T> T checked(String property, Supplier<T> build) {
+    try {
+      return build.get();
+    } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
+      throw new InvalidPropertiesException(property, String.valueOf(e.getMessage()), e);
+    }
+  }
+
+  @Nullable
+  static <T> T first(@Nullable T own, @Nullable T fallback) {
+    return own != null ? own : fallback;
+  }
+
+  static <T> void ifSet(@Nullable T value, Consumer<T> set) {
+    if (value != null) {
+      set.accept(value);
+    }
+  }
+
+  static DeadlineSpec deadlineTemplate(BreakwaterProperties.Deadline d) {
+    return checked("breakwater.deadline", () -> {
+      DeadlineSpec.Builder b = DeadlineSpec.builder(Duration.ofSeconds(1));
+      ifSet(d.perCallFraction(), b::perCallFraction);
+      ifSet(d.perCallCap(), b::perCallCap);
+      ifSet(d.idleFraction(), b::idleFraction);
+      ifSet(d.idleCap(), b::idleCap);
+      return b.build();
+    });
+  }
+
+  static CircuitBreaker breaker(String name, String property, @Nullable BreakerSettings own,
+      BreakerSettings defaults, MeterRegistry meters, @Nullable BreakerStateStore store) {
+    BreakerSettings s = own == null ? defaults : own;
+    return checked(property, () -> {
+      CircuitBreaker.Builder b = CircuitBreaker.builder(name).meterRegistry(meters);
+      ifSet(first(s.failureRateThreshold(), defaults.failureRateThreshold()), b::failureRateThreshold);
+      ifSet(first(s.minimumCalls(), defaults.minimumCalls()), b::minimumCalls);
+      b.slidingWindow(orDefault(first(s.slidingWindow(), defaults.slidingWindow()),
+              CircuitBreaker.DEFAULT_SLIDING_WINDOW),
+          orDefault(first(s.windowBuckets(), defaults.windowBuckets()), CircuitBreaker.DEFAULT_WINDOW_BUCKETS));
+      ifSet(first(s.openDuration(), defaults.openDuration()), b::openDuration);
+      b.openDurationGrowth(
+          orDefault(first(s.openDurationMultiplier(), defaults.openDurationMultiplier()),
+              CircuitBreaker.DEFAULT_OPEN_DURATION_MULTIPLIER),
+          orDefault(first(s.maxOpenDuration(), defaults.maxOpenDuration()), CircuitBreaker.DEFAULT_MAX_OPEN_DURATION));
+      ifSet(first(s.halfOpenProbes(), defaults.halfOpenProbes()), b::halfOpenProbes);
+      b.rampUp(orDefault(first(s.rampUp(), defaults.rampUp()), CircuitBreaker.DEFAULT_RAMP_UP),
+          orDefault(first(s.rampUpStartFraction(), defaults.rampUpStartFraction()),
+              CircuitBreaker.DEFAULT_RAMP_UP_START_FRACTION));
+      Duration slow = orDefault(first(s.slowCallThreshold(), defaults.slowCallThreshold()),
+          CircuitBreaker.DEFAULT_SLOW_CALL_THRESHOLD);
+      if (slow.isZero()) {
+        b.noSlowCallTrigger();
+      } else {
+        b.slowCall(slow, orDefault(first(s.slowCallRateThreshold(), defaults.slowCallRateThreshold()),
+            CircuitBreaker.DEFAULT_SLOW_CALL_RATE_THRESHOLD));
+      }
+      ifSet(first(s.countRateLimited(), defaults.countRateLimited()), b::countRateLimited);
+      ifSet(first(s.countUnknown(), defaults.countUnknown()), b::countUnknown);
+      ifSet(store, b::stateStore);
+      return b.build();
+    });
+  }
+
+  /**
+   * A registry whose tool and family breakers take their settings from {@code breakers}; every configured instance
+   * and family is created (and so validated) now.
+   */
+  static CircuitBreakerRegistry breakers(BreakwaterProperties.Breakers breakers, MeterRegistry meters,
+      @Nullable BreakerStateStore store) {
+    String prefix = "breakwater.breakers";
+    BreakerSettings defaults = breakers.defaults();
+    breaker("defaults", prefix + ".defaults", null, defaults, new SimpleMeterRegistry(), null);
+    Function<String, CircuitBreaker> tools = name -> breaker(name, path(prefix + ".instances", name),
+        breakers.instances().get(name), defaults, meters, store);
+    Function<String, CircuitBreaker> families = name -> breaker(name, path(prefix + ".families", name),
+        breakers.families().get(name), defaults, meters, store);
+    CircuitBreakerRegistry registry = CircuitBreakerRegistry.builder().breakers(tools).familyBreakers(families)
+        .build();
+    breakers.instances().keySet().forEach(registry::breaker);
+    breakers.families().keySet().forEach(registry::familyBreaker);
+    return registry;
+  }
+
+  static Backoff backoff(BackoffSettings b) {
+    return switch (b.type()) {
+      case FULL_JITTER -> Backoff.fullJitter(b.base(), b.cap());
+      case EQUAL_JITTER -> Backoff.equalJitter(b.base(), b.cap());
+      case DECORRELATED_JITTER -> Backoff.decorrelatedJitter(b.base(), b.cap());
+      case EXPONENTIAL -> Backoff.exponential(b.base(), b.cap(), b.jitterFraction());
+      case FIXED -> Backoff.fixed(b.base());
+    };
+  }
+
+  static RetryPolicy retryPolicy(String name, String property, @Nullable RetrySettings own, RetrySettings defaults,
+      RetryBudget budget, MeterRegistry meters) {
+    RetrySettings s = own == null ? defaults : own;
+    return checked(property, () -> {
+      RetryPolicy.Builder b = RetryPolicy.builder().name(name).budget(budget).meterRegistry(meters);
+      ifSet(first(s.maxRetries(), defaults.maxRetries()), b::maxRetries);
+      BackoffSettings backoff = first(s.backoff(), defaults.backoff());
+      if (backoff != null) {
+        b.backoff(backoff(backoff));
+      }
+      ifSet(first(s.timeoutBase(), defaults.timeoutBase()), b::timeoutBase);
+      ifSet(first(s.rateLimitedBase(), defaults.rateLimitedBase()), b::rateLimitedBase);
+      ifSet(first(s.retryAfterCap(), defaults.retryAfterCap()), b::retryAfterCap);
+      ifSet(first(s.minAttemptTime(), defaults.minAttemptTime()), b::minAttemptTime);
+      return b.build();
+    });
+  }
+
+  /** The name of the budget a policy draws on: the one it names, else its own. */
+  static String budgetName(String policy, @Nullable RetrySettings own, RetrySettings defaults) {
+    String named = own == null ? null : own.budget();
+    return named != null ? named : first(defaults.budget(), policy);
+  }
+
+  static IdempotencyPolicy idempotencyPolicy(BreakwaterProperties.Idempotency i, IdempotencyStore store,
+      MeterRegistry meters) {
+    return checked("breakwater.idempotency", () -> {
+      IdempotencyPolicy.Builder b = IdempotencyPolicy.builder(store).meterRegistry(meters);
+      ifSet(i.ttl(), b::ttl);
+      ifSet(i.lease(), b::lease);
+      ifSet(i.pollInterval(), b::pollInterval);
+      if (Boolean.TRUE.equals(i.failFastWhenInFlight())) {
+        b.failFastWhenInFlight();
+      }
+      ifSet(i.cacheNonRetryableFailures(), b::cacheNonRetryableFailures);
+      ifSet(i.failOpenForReads(), b::failOpenForReads);
+      ifSet(i.maxResultBytes(), b::maxResultBytes);
+      ifSet(i.longestRetryWindow(), b::longestRetryWindow);
+      return b.build();
+    });
+  }
+
+  static CallTimeouts timeouts(TimeoutSettings t) {
+    if (t.fixed() != null) {
+      return CallTimeouts.fixed(t.fixed());
+    }
+    CallTimeouts.Builder b = CallTimeouts.adaptive();
+    ifSet(t.percentile(), b::percentile);
+    ifSet(t.sigmas(), b::meanPlusSigmas);
+    ifSet(t.buffer(), b::buffer);
+    if (t.min() != null || t.max() != null) {
+      b.bounds(orDefault(t.min(), CallTimeouts.DEFAULT_MIN), orDefault(t.max(), CallTimeouts.DEFAULT_MAX));
+    }
+    if (t.warmUp() != null || t.warmUpSamples() != null) {
+      b.warmUp(orDefault(t.warmUp(), CallTimeouts.DEFAULT_WARM_UP),
+          orDefault(t.warmUpSamples(), CallTimeouts.DEFAULT_WARM_UP_SAMPLES));
+    }
+    return b.build();
+  }
+
+  /** What a tool's descriptor needs from the application context. */
+  record ToolContext(CircuitBreakerRegistry breakers, Function<String, RetryPolicy> policies,
+      Supplier<IdempotencyPolicy> idempotency, MeterRegistry meters, @Nullable ObservationRegistry observations) {}
+
+  /** A builder with the tool's settings; validated when built (see {@link #tool}). */
+  static ToolDescriptor.Builder toolBuilder(String name, BreakwaterProperties.Tool t, ToolContext context) {
+    ToolDescriptor.Builder b = ToolDescriptor.builder(name).meterRegistry(context.meters());
+    ifSet(t.sideEffect(), b::sideEffect);
+    if (t.family() != null) {
+      b.family(t.family().isEmpty() ? null : t.family());
+    }
+    b.timeouts(timeouts(t.timeouts()));
+    b.retry(context.policies().apply(first(t.retry(), name)));
+    if (t.breakers()) {
+      b.breakers(context.breakers());
+    }
+    if (t.idempotency()) {
+      b.idempotency(context.idempotency().get());
+    }
+    b.transientFields(t.transientFields().toArray(String[]::new));
+    t.unavailableAfter().forEach(b::unavailableAfter);
+    b.alternates(t.alternates().toArray(String[]::new));
+    b.redact(t.redact().toArray(String[]::new));
+    b.logArgs(t.logArgs().toArray(String[]::new));
+    ifSet(context.observations(), b::observationRegistry);
+    return b;
+  }
+
+  static ToolDescriptor tool(String name, BreakwaterProperties.Tool t, ToolContext context) {
+    return checked(path("breakwater.tools", name), () -> toolBuilder(name, t, context).build());
+  }
+
+  private static <T> T orDefault(@Nullable T value, T fallback) {
+    return value != null ? value : fallback;
+  }
+}

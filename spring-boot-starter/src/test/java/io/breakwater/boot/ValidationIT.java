@@ -1,0 +1,135 @@
+package io.breakwater.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.breakwater.boot.app.StarterTestApplication;
+import io.breakwater.internal.boot.InvalidPropertiesException;
+import io.breakwater.internal.boot.InvalidPropertiesFailureAnalyzer;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** Bad settings stop a real WebFlux application at start-up, and the error names the property and what to change. */
+class ValidationIT {
+
+  private static Throwable startWith(String... properties) {
+    List<String> all = new ArrayList<>(List.of("server.port=0", "spring.main.banner-mode=off",
+        "breakwater.tools[weather.forecast].side-effect=read-only"));
+    all.addAll(List.of(properties));
+    return catchThrowable(() -> {
+      try (ConfigurableApplicationContext context = new SpringApplicationBuilder(StarterTestApplication.class)
+          .web(WebApplicationType.REACTIVE).properties(all.toArray(String[]::new)).run()) {
+        context.getBean(ToolDescriptors.class);
+      }
+    });
+  }
+
+  private static InvalidPropertiesException refusal(Throwable failure) {
+    Throwable t = failure;
+    while (t != null && !(t instanceof InvalidPropertiesException)) {
+      t = t.getCause();
+    }
+    assertThat(t).as("an InvalidPropertiesException in %s", failure).isNotNull();
+    return (InvalidPropertiesException) t;
+  }
+
+  @Test
+  void aBreakerSettingOutOfRangeNamesTheInstanceAndTheFix() {
+    InvalidPropertiesException e = refusal(startWith(
+        "breakwater.breakers.instances[weather.forecast].failure-rate-threshold=1.5"));
+    assertThat(e.property()).isEqualTo("breakwater.breakers.instances[weather.forecast]");
+    assertThat(e.getMessage()).contains("failureRateThreshold of 'weather.forecast' is 1.5")
+        .contains("give a fraction above 0 and at most 1");
+  }
+
+  @Test
+  void badDefaultsAreRefusedEvenWhenNoBreakerUsesThemYet() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.breakers.defaults.minimum-calls=0"));
+    assertThat(e.property()).isEqualTo("breakwater.breakers.defaults");
+    assertThat(e.reason()).contains("give at least 1");
+  }
+
+  @Test
+  void aNegativeRetryCountNamesThePolicy() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.retry.policies.weather.max-retries=-1"));
+    assertThat(e.getMessage()).isEqualTo("breakwater.retry.policies.weather: maxRetries is -1: give 0 (no retries) "
+        + "or more (e.g. 3)");
+  }
+
+  @Test
+  void aBackoffCapBelowItsBaseNamesThePolicy() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.retry.policies.weather.backoff.base=5s",
+        "breakwater.retry.policies.weather.backoff.cap=1s"));
+    assertThat(e.property()).isEqualTo("breakwater.retry.policies.weather");
+    assertThat(e.reason()).contains("give a cap at least as long as the base");
+  }
+
+  @Test
+  void aBudgetRatioOutOfRangeNamesTheBudget() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.retry.budgets.weather.ratio=-0.5"));
+    assertThat(e.property()).isEqualTo("breakwater.retry.budgets.weather");
+  }
+
+  @Test
+  void anIdempotencyTtlShorterThanItsLeaseIsRefused() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.idempotency.ttl=1m",
+        "breakwater.idempotency.lease=5m"));
+    assertThat(e.property()).isEqualTo("breakwater.idempotency");
+    assertThat(e.reason()).contains("raise ttl");
+  }
+
+  @Test
+  void aToolWithoutASideEffectNamesTheTool() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.tools[flights.book].retry=flights"));
+    assertThat(e.property()).isEqualTo("breakwater.tools[flights.book]");
+    assertThat(e.reason()).contains("has no side effect declared");
+  }
+
+  @Test
+  void aNonIdempotentToolRetriedWithoutIdempotencyIsRefused() {
+    InvalidPropertiesException e = refusal(startWith(
+        "breakwater.tools[payments.refund].side-effect=non-idempotent-write"));
+    assertThat(e.reason()).contains("retried without idempotency");
+  }
+
+  @Test
+  void redisStoresWithoutARedissonClientAreRefused() {
+    assertThat(refusal(startWith("breakwater.idempotency.store=redis")).property())
+        .isEqualTo("breakwater.idempotency.store");
+    assertThat(refusal(startWith("breakwater.breakers.state-store=redis")).property())
+        .isEqualTo("breakwater.breakers.state-store");
+    assertThat(refusal(startWith("breakwater.retry.budgets.weather.shared=true")).property())
+        .isEqualTo("breakwater.retry.budgets.weather.shared");
+  }
+
+  @Test
+  void aToolNameWithDotsOutsideBracketsIsAnUnknownProperty() {
+    Throwable failure = startWith("breakwater.tools.flights.search.side-effect=read-only");
+    Throwable t = failure;
+    while (t != null && !(t instanceof UnboundConfigurationPropertiesException)) {
+      t = t.getCause();
+    }
+    assertThat(t).as("unbound properties in %s", failure).isNotNull();
+    assertThat(t.getMessage()).contains("breakwater.tools.flights.search.side-effect");
+  }
+
+  @Test
+  void aValueOfTheWrongTypeIsRefusedByBoot() {
+    Throwable failure = startWith("breakwater.breakers.defaults.open-duration=soon");
+    assertThat(failure).hasStackTraceContaining("breakwater.breakers.defaults.open-duration");
+  }
+
+  @Test
+  void theFailureAnalysisSaysWhichPropertyToChange() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.retry.policies.weather.max-retries=-1"));
+    FailureAnalysis analysis = new InvalidPropertiesFailureAnalyzer().analyze(e);
+    assertThat(analysis.getDescription()).contains("breakwater.retry.policies.weather").contains("maxRetries is -1");
+    assertThat(analysis.getAction()).contains("Change 'breakwater.retry.policies.weather'");
+  }
+}
