@@ -369,16 +369,16 @@ public final class ToolDescriptor {
         throw new IllegalArgumentException("Tool '" + name + "' has no side effect declared: add "
             + ".sideEffect(SideEffect.READ_ONLY), IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE");
       }
+      if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null && hedge != null) {
+        throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE hedged without "
+            + "idempotency, so a backup attempt could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
+            + "drop .hedge(..)");
+      }
       if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null
           && (retry == null || retry.maxRetries() > 0)) {
         throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE retried without "
             + "idempotency, so a retry could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
             + ".retry(RetryPolicy.builder().maxRetries(0).build())");
-      }
-      if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null && hedge != null) {
-        throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE hedged without "
-            + "idempotency, so a backup attempt could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
-            + "drop .hedge(..)");
       }
       if (!transientFields.isEmpty() && idempotency == null) {
         throw new IllegalArgumentException("Tool '" + name + "' has transientFields but no idempotency: add "

@@ -223,6 +223,23 @@ class SecretsNeverLeakTest {
   }
 
   @Test
+  void hedgedCallsReportTheToolsOwnErrorAndEventsWithoutItsText() {
+    HedgePolicy hedge = HedgePolicy.builder().name("search").delay(Duration.ofMillis(100)).budget(1.0)
+        .meterRegistry(meters).eventLog(events::add).build();
+    seen.add(hedge.toString());
+    StepVerifier.withVirtualTime(() -> Mono.delay(Duration.ofMillis(150))
+            .then(Mono.error(() -> toolError(new HttpStatusException(503, Map.of(), leaky()))))
+            .transformDeferred(hedgedBy(hedge)))
+        .thenAwait(Duration.ofMillis(250))
+        .expectErrorSatisfies(e -> assertThat(toolErrors).contains(e))
+        .verify(VERIFY);
+    assertThat(events).as("one event for the hedged call").hasSize(1);
+    expectBreakwaterError(Mono.just(request.query()).transformDeferred(hedgedBy(hedge))
+        .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)), UnsafeHedgeException.class);
+    assertNothingLeaked();
+  }
+
+  @Test
   void timeoutsNameTheirBudgetsOnly() {
     // no user data reaches these operators; the test pins that their errors stay built from names and durations
     expectTimeout(() -> Mono.never().transformDeferred(withDeadline(Duration.ofSeconds(1))),
@@ -299,23 +316,6 @@ class SecretsNeverLeakTest {
     assertThat(events).hasSize(outcomes.size() + failures.size());
     assertThat(String.join("\n", events)).contains("\"apiKey\":\"[redacted]\"", "\"accountRef\":\"[redacted]\"",
         "[redacted]");
-    assertNothingLeaked();
-  }
-
-  @Test
-  void hedgedCallsReportTheToolsOwnErrorAndEventsWithoutItsText() {
-    HedgePolicy hedge = HedgePolicy.builder().name("search").delay(Duration.ofMillis(100)).budget(1.0)
-        .meterRegistry(meters).eventLog(events::add).build();
-    seen.add(hedge.toString());
-    StepVerifier.withVirtualTime(() -> Mono.delay(Duration.ofMillis(150))
-            .then(Mono.error(() -> toolError(new HttpStatusException(503, Map.of(), leaky()))))
-            .transformDeferred(hedgedBy(hedge)))
-        .thenAwait(Duration.ofMillis(250))
-        .expectErrorSatisfies(e -> assertThat(toolErrors).contains(e))
-        .verify(VERIFY);
-    assertThat(events).as("one event for the hedged call").hasSize(1);
-    expectBreakwaterError(Mono.just(request.query()).transformDeferred(hedgedBy(hedge))
-        .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)), UnsafeHedgeException.class);
     assertNothingLeaked();
   }
 
