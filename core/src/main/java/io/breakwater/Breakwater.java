@@ -458,8 +458,8 @@ public final class Breakwater {
    * on. The delay of an adaptive policy is then a percentile of the time to first content.
    *
    * <pre>{@code
-   * Flux<LlmChunk> answer = llm.stream(request)
-   *     .transformDeferred(hedgedBy(firstToken, chunk -> !chunk.text().isEmpty()));
+   * Flux<Event> answer = model.stream(request)
+   *     .transformDeferred(hedgedBy(firstToken, event -> event.isContent()));   // not framing or heartbeats
    * }</pre>
    *
    * <p>On a {@code Mono} the predicate is ignored: its value is its answer. Everything else is as for
