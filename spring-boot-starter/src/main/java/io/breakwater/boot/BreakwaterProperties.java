@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Everything under {@code breakwater.*} in {@code application.yml}. A setting left out keeps the core builder's
@@ -188,20 +189,31 @@ public record BreakwaterProperties(
    * @param store {@code auto} (Redis when the application has a {@code RedissonClient}, else memory), {@code memory}
    *     or {@code redis}
    * @param ttl how long an outcome is kept and replayed (default 24h)
-   * @param lease how long a claim is held without a deadline (default 5m)
+   * @param lease how long a claim is held without a deadline (default 30s, renewed while the call runs)
    * @param pollInterval how often a waiting duplicate looks again (default 1s)
    * @param failFastWhenInFlight duplicates fail at once instead of waiting (default false)
    * @param cacheNonRetryableFailures the dependency's refusals are replayed to duplicates (default false)
    * @param failOpenForReads read-only calls run when the store is down (default false)
    * @param maxResultBytes the largest result kept (default 1 MiB)
    * @param longestRetryWindow if set, a ttl shorter than it fails start-up
-   * @param maxKeys the in-memory store's capacity
+   * @param maxBytes the in-memory store's bound, weighed by the bytes its records hold (default 64MB, at least 1MB)
+   * @param keySecret the per-deployment secret under which store keys are HMAC-SHA-256 hashes: base64 of 32 or more
+   *     random bytes, the same on every instance (e.g. {@code openssl rand -base64 32}); required for the Redis store,
+   *     optional for the in-memory one (which then draws its own). Set it from a secret, e.g. the environment
+   *     variable {@code BREAKWATER_IDEMPOTENCY_KEYSECRET}
    * @param redis the Redis store's settings
    */
   public record Idempotency(@DefaultValue("auto") IdempotencyStoreType store, Duration ttl, Duration lease,
       Duration pollInterval, Boolean failFastWhenInFlight, Boolean cacheNonRetryableFailures, Boolean failOpenForReads,
-      Integer maxResultBytes, Duration longestRetryWindow, @DefaultValue("100000") long maxKeys,
-      @DefaultValue RedisSettings redis) {}
+      Integer maxResultBytes, Duration longestRetryWindow, @DefaultValue("64MB") DataSize maxBytes,
+      String keySecret, @DefaultValue RedisSettings redis) {
+
+    @Override
+    public String toString() {
+      return "Idempotency[store=" + store + ", ttl=" + ttl + ", lease=" + lease + ", maxBytes=" + maxBytes
+          + ", keySecret=" + (keySecret == null ? "unset" : "(hidden)") + ", redis=" + redis + "]";
+    }
+  }
 
   /** Where idempotency records live. */
   public enum IdempotencyStoreType {

@@ -7,6 +7,9 @@ import io.breakwater.boot.app.StarterTestApplication;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.internal.boot.BreakwaterAutoConfiguration;
+import io.breakwater.internal.boot.BreakwaterRedisAutoConfiguration;
+import io.breakwater.internal.boot.InvalidPropertiesException;
 import io.breakwater.redis.RedisBreakerStateStore;
 import io.breakwater.redis.RedisIdempotencyStore;
 import io.breakwater.redis.RedisRetryBudget;
@@ -21,7 +24,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -40,8 +45,12 @@ import reactor.core.publisher.Mono;
         "breakwater.tools[trips.book].idempotency=true",
         "breakwater.breakers.state-store=redis",
         "breakwater.retry.budgets.weather.shared=true",
-        "breakwater.idempotency.redis.key-prefix=it:idem:"})
+        "breakwater.idempotency.redis.key-prefix=it:idem:",
+        "breakwater.idempotency.key-secret=" + RedisAutoConfigurationIT.KEY_SECRET})
 class RedisAutoConfigurationIT {
+
+  /** 32 bytes in base64, as {@code openssl rand -base64 32} prints them. */
+  static final String KEY_SECRET = "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=";
 
   static final RedisProcess REDIS = RedisProcess.start();
 
@@ -90,6 +99,28 @@ class RedisAutoConfigurationIT {
     assertThat(book.call(trip).block(Duration.ofSeconds(10))).as("replayed from Redis").isEqualTo("booking 1");
     assertThat(bookings).hasValue(1);
     assertThat(REDIS.command("KEYS", "it:idem:*")).contains("it:idem:");
+  }
+
+  @Test
+  void aRedisStoreWithoutAKeySecretStopsStartUpNamingTheProperty() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(BreakwaterRedisAutoConfiguration.class,
+            BreakwaterAutoConfiguration.class))
+        .withUserConfiguration(Client.class)
+        .withPropertyValues("test.redis.address=" + REDIS.address(),
+            "breakwater.tools[trips.book].side-effect=non-idempotent-write",
+            "breakwater.tools[trips.book].idempotency=true")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          Throwable t = context.getStartupFailure();
+          while (t != null && !(t instanceof InvalidPropertiesException)) {
+            t = t.getCause();
+          }
+          assertThat(t).as("an InvalidPropertiesException in %s", context.getStartupFailure()).isNotNull();
+          assertThat(((InvalidPropertiesException) t).property()).isEqualTo("breakwater.idempotency.key-secret");
+          assertThat(t.getMessage()).contains("is not set, and the store is RedisIdempotencyStore")
+              .contains("openssl rand -base64 32");
+        });
   }
 
   @Test

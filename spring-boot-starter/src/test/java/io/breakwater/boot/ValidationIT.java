@@ -85,6 +85,30 @@ class ValidationIT {
   }
 
   @Test
+  void aKeySecretThatIsNotBase64IsRefusedWithoutRepeatingIt() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.idempotency.key-secret=not base64: s3cr3t!"));
+    assertThat(e.property()).isEqualTo("breakwater.idempotency.key-secret");
+    assertThat(e.reason()).contains("is not base64").contains("openssl rand -base64 32");
+    assertThat(e.getCause()).as("the decoder's own error, which quotes a character, is dropped").hasNoCause();
+    assertThat(e.getMessage()).doesNotContain("s3cr3t");
+  }
+
+  @Test
+  void aKeySecretShorterThan32BytesIsRefused() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.idempotency.key-secret=c2hvcnQ="));
+    assertThat(e.property()).isEqualTo("breakwater.idempotency.key-secret");
+    assertThat(e.reason()).isEqualTo("is 5 bytes: give 32 or more random bytes in base64, e.g. the output of "
+        + "`openssl rand -base64 32`");
+  }
+
+  @Test
+  void anInMemoryStoreBoundUnder1MiBNamesTheProperty() {
+    InvalidPropertiesException e = refusal(startWith("breakwater.idempotency.max-bytes=100KB"));
+    assertThat(e.property()).isEqualTo("breakwater.idempotency.max-bytes");
+    assertThat(e.reason()).contains("give at least 1 MiB");
+  }
+
+  @Test
   void aToolWithoutASideEffectNamesTheTool() {
     InvalidPropertiesException e = refusal(startWith("breakwater.tools[flights.book].retry=flights"));
     assertThat(e.property()).isEqualTo("breakwater.tools[flights.book]");

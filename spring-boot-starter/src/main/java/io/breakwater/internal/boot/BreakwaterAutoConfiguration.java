@@ -103,12 +103,9 @@ public class BreakwaterAutoConfiguration {
           + "RedissonClient bean (or breakwater-redis-store is not on the class path): define a RedissonClient bean, "
           + "add io.breakwater:breakwater-redis-store, or set breakwater.idempotency.store to memory", null);
     }
-    long maxKeys = properties.idempotency().maxKeys();
-    return checked("breakwater.idempotency.max-keys", () -> {
-      if (maxKeys < 1) {
-        throw new IllegalArgumentException("is " + maxKeys + ": give a positive number of records, e.g. 100000");
-      }
-      return IdempotencyStore.inMemory(maxKeys, Schedulers::parallel);
+    long maxBytes = properties.idempotency().maxBytes().toBytes();
+    return checked("breakwater.idempotency.max-bytes", () -> {
+      return IdempotencyStore.inMemory(maxBytes, Schedulers::parallel);
     });
   }
 

@@ -13,6 +13,7 @@ import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.internal.idempotency.InMemoryIdempotencyStore;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryPolicy;
@@ -20,6 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -43,6 +45,8 @@ final class FromProperties {
   static <T> T checked(String property, Supplier<T> build) {
     try {
       return build.get();
+    } catch (InvalidPropertiesException e) {
+      throw e;
     } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
       throw new InvalidPropertiesException(property, String.valueOf(e.getMessage()), e);
     }
@@ -172,8 +176,32 @@ final class FromProperties {
       ifSet(i.failOpenForReads(), b::failOpenForReads);
       ifSet(i.maxResultBytes(), b::maxResultBytes);
       ifSet(i.longestRetryWindow(), b::longestRetryWindow);
+      if (i.keySecret() != null) {
+        b.keySecret(checked("breakwater.idempotency.key-secret", () -> keySecret(i.keySecret())));
+      } else if (!(store instanceof InMemoryIdempotencyStore)) {
+        throw new InvalidPropertiesException("breakwater.idempotency.key-secret", "is not set, and the store is "
+            + store.getClass().getSimpleName() + ": keys in a shared store are HMAC-SHA-256 hashes under a secret "
+            + "every instance shares. Set it to 32 or more random bytes in base64 (`openssl rand -base64 32`) from "
+            + "your secret store, e.g. the environment variable BREAKWATER_IDEMPOTENCY_KEYSECRET", null);
+      }
       return b.build();
     });
+  }
+
+  /** The secret's bytes from its base64; the message never repeats the value. */
+  static byte[] keySecret(String base64) {
+    byte[] secret;
+    try {
+      secret = Base64.getDecoder().decode(base64.strip());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("is not base64 (" + base64.length() + " characters): give 32 or more random "
+          + "bytes in base64, e.g. the output of `openssl rand -base64 32`", null);
+    }
+    if (secret.length < IdempotencyPolicy.MIN_KEY_SECRET_BYTES) {
+      throw new IllegalArgumentException("is " + secret.length + " bytes: give " + IdempotencyPolicy.MIN_KEY_SECRET_BYTES
+          + " or more random bytes in base64, e.g. the output of `openssl rand -base64 32`");
+    }
+    return secret;
   }
 
   static CallTimeouts timeouts(TimeoutSettings t) {
