@@ -42,6 +42,10 @@ import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.IdleTimeoutException;
+import io.breakwater.stream.StreamTimeouts;
+import io.breakwater.stream.llm.Dialect;
+import io.breakwater.stream.llm.LlmResponse;
+import io.breakwater.stream.llm.LlmStreamClient;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Tag;
@@ -59,12 +63,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
 import reactor.test.StepVerifier;
 
 /**
@@ -322,6 +329,49 @@ class SecretsNeverLeakTest {
   // --- helpers -------------------------------------------------------------------------------------------------
 
   /** An error message that quotes both secrets, once by name and once bare. */
+  @Test
+  void theLlmClientNeverQuotesItsKeyOrTheRequestsSecretsEvenWhenTheServerEchoesThem() {
+    AtomicInteger requests = new AtomicInteger();
+    String sse = "text/event-stream";
+    DisposableServer server = HttpServer.create().host("127.0.0.1").port(0).handle((req, res) -> {
+      int n = requests.getAndIncrement();
+      Mono<String> answer = switch (n) {
+        case 0 -> Mono.just("{\"error\":{\"message\":\"Incorrect API key provided: " + API_KEY
+            + ". You sent {\\\"apiKey\\\": \\\"" + API_KEY + "\\\"}\"}}");
+        case 1 -> Mono.just("event: error\ndata: {\"error\":{\"type\":\"invalid_request_error\",\"message\":"
+            + "\"Authorization: Bearer " + API_KEY + " rejected\\r\\nfor apiKey=" + API_KEY + "\"}}\n\n");
+        default -> Mono.just("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Lyon\"}}]}\n\n"
+            + "data: {\"error\":{\"code\":400,\"message\":\"value " + API_KEY + " is not allowed\"}}\n\n");
+      };
+      return res.status(n == 0 ? 401 : 200).header("Content-Type", n == 0 ? "application/json" : sse)
+          .sendString(req.receive().aggregate().asString().then(answer));
+    }).bindNow();
+    try {
+      LlmStreamClient client = LlmStreamClient.builder("http://127.0.0.1:" + server.port(), Dialect.OPENAI_CHAT)
+          .header("Authorization", "Bearer " + API_KEY).header("x-api-key", API_KEY)
+          .retry(retry("llm", 0).build())
+          .timeouts(StreamTimeouts.builder().firstItem(Duration.ofSeconds(60)).idle(Duration.ofSeconds(30)).build())
+          .meterRegistry(meters)
+          .callListener(e -> seen.add(e.toString()))
+          .build();
+      Map<String, Object> llmRequest = Map.of("model", "m", "apiKey", API_KEY, "accountRef", ACCOUNT,
+          "messages", List.of(Map.of("role", "user", "content", "flights for " + ACCOUNT)));
+      for (int i = 0; i < 3; i++) {
+        Throwable error = client.stream(llmRequest).as(LlmResponse::aggregate).then(Mono.<Throwable>empty())
+            .onErrorResume(Mono::just).block(Duration.ofSeconds(90));   // a real server: slow on a loaded machine
+        assertThat(error).isNotNull();
+        see(error);
+        LlmResponse.partialOf(error).ifPresent(r -> seen.add(r.toString()));
+      }
+      assertThat(requests).hasValue(3);
+    } finally {
+      server.disposeNow();
+    }
+    assertThatThrownBy(() -> LlmStreamClient.builder("https://bob:" + API_KEY + "@api.example.com",
+        Dialect.OPENAI_CHAT).build()).satisfies(this::see);
+    assertNothingLeaked();
+  }
+
   private static String leaky() {
     return "upstream refused apiKey=" + API_KEY + ", accountRef: " + ACCOUNT + " (no account " + ACCOUNT + ")";
   }
