@@ -7,7 +7,7 @@ import io.breakwater.examples.guide.Domain.Offers;
 import io.breakwater.examples.guide.Domain.Query;
 import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.retry.RetryPolicy;
-import io.breakwater.stream.llm.LlmChunk;
+import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamClient;
 import java.time.Duration;
 import java.util.List;
@@ -62,8 +62,8 @@ public final class Hedging {
     // snippet:hedge-first-token
     Flux<String> answer = llm.stream(Map.of("model", "gpt-4o-mini",
             "messages", List.of(Map.of("role", "user", "content", question))))
-        .transformDeferred(hedgedBy(firstToken, chunk -> !chunk.text().isEmpty()))   // content only
-        .map(LlmChunk::text);
+        .transformDeferred(hedgedBy(firstToken, LlmDelta::isContent))   // content, not framing
+        .ofType(LlmDelta.Text.class).map(LlmDelta.Text::text);
     // end-snippet
     return answer;
   }
