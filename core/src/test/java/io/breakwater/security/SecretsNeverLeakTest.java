@@ -270,6 +270,7 @@ class SecretsNeverLeakTest {
         .retry(retry(name, 1).build())
         .breakers(breakers)
         .idempotency(idempotency)
+        .singleTenant()
         .redact("accountRef")
         .logArgs("query", "apiKey", "accountRef")
         .meterRegistry(meters)
@@ -324,6 +325,49 @@ class SecretsNeverLeakTest {
     assertThat(String.join("\n", events)).contains("\"apiKey\":\"[redacted]\"", "\"accountRef\":\"[redacted]\"",
         "[redacted]");
     assertNothingLeaked();
+  }
+
+  /**
+   * Issue 15, high 3: {@code access_token}, {@code refresh_token}, {@code client_secret}, {@code x-api-key} and
+   * {@code private_key} were missed as argument names and inside error texts, and quoted values were masked in part.
+   */
+  @Test
+  void theUsualCredentialNamesAreMaskedInArgumentsAndInErrorTexts() {
+    List<String> secrets = List.of("at-9Q1", "rt-8W2", "cs-7E3", "xk-6R4", "pk-5T5", "pw-4Y6", "tw-3U7", "ck-2I8");
+    Map<String, String> args = new java.util.LinkedHashMap<>();
+    args.put("query", "flights");
+    args.put("access_token", secrets.get(0));
+    args.put("refresh_token", secrets.get(1));
+    args.put("client_secret", secrets.get(2));
+    args.put("x-api-key", secrets.get(3));
+    args.put("private_key", secrets.get(4));
+    // a server error quoting other credentials than the arguments', in every usual form
+    String text = "refused GET /cb?code=1&access_token=" + secrets.get(0) + "x&refresh_token=" + secrets.get(1)
+        + "x; {\"client_secret\":\"a\\\"" + secrets.get(2) + "\",\"password\":\"" + secrets.get(5)
+        + "\"} x-api-key: " + secrets.get(3) + "x, private_key='two " + secrets.get(4) + "x', apiKey='two "
+        + secrets.get(6) + "' Cookie: sid=1; session=" + secrets.get(7);
+    Tool<Map<String, String>, String> tool = Tool.of(ToolDescriptor.builder("vault.read")
+            .sideEffect(SideEffect.READ_ONLY).retry(retry("vault", 0).build())
+            .logArgs("query", "access_token", "x-api-key", "private_key").meterRegistry(meters)
+            .eventLog(events::add).build(),
+        a -> Mono.error(() -> toolError(new HttpStatusException(502, Map.of(), text))), new com.fasterxml.jackson
+            .core.type.TypeReference<String>() { });
+    StepVerifier.withVirtualTime(() -> tool.outcome(args)
+            .concatWith(tool.outcome(args).transformDeferred(withTaskBudget(TaskBudget.builder(Duration.ofMinutes(1))
+                .build())))
+            .doOnNext(o -> {
+              seen.add(o.forModel());
+              seen.add(o.toString());
+              see(((ToolOutcome.Failure<String>) o).error());
+            }))
+        .expectNextCount(2).verifyComplete();
+    assertThat(seen).anySatisfy(t -> assertThat(t).contains("access_token=[redacted]", "\"client_secret\":"
+        + "[redacted]", "x-api-key: [redacted]", "private_key=[redacted]", "apiKey=[redacted]"));
+    List<String> everything = new ArrayList<>(seen);
+    everything.addAll(events);
+    everything.addAll(logs().lines().toList());
+    assertThat(events).isNotEmpty();
+    assertThat(everything).allSatisfy(t -> assertThat(t).doesNotContain(secrets));
   }
 
   // --- helpers -------------------------------------------------------------------------------------------------

@@ -125,7 +125,7 @@ public final class TravelAgent {
             .orDefault("[\"Walk the Alfama at dusk (offline suggestion)\"]").build());
     Tool<Deposit, String> payments = Tool.of(descriptor("payments.deposit", SideEffect.NON_IDEMPOTENT_WRITE,
                 breakers)
-            .idempotency(idempotencyPolicy()).build(),
+            .idempotency(idempotencyPolicy()).singleTenant().build(),
             (Deposit d) -> post(http, "/payments", d), String.class)
         .withIdempotencyKey((Deposit d) -> IdempotencyKey.explicit("payments.deposit", d.bookingId(), d));
     // A first token within 2 s, then a token at least every second: keep-alives alone do not count. The scripted
