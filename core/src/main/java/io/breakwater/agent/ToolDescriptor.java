@@ -3,6 +3,7 @@ package io.breakwater.agent;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.limit.CallWeight;
@@ -54,6 +55,8 @@ import reactor.util.context.ContextView;
  *       attempts are retried</td></tr>
  *   <tr><td>{@code breakers}</td><td>none</td><td>the registry whose tool and family breakers guard every
  *       attempt</td></tr>
+ *   <tr><td>{@code hedge}</td><td>none</td><td>a backup attempt when an attempt is slow ({@code hedgedBy}, between
+ *       the retry and the breakers)</td></tr>
  *   <tr><td>{@code idempotency}</td><td>none</td><td>at most once per key; the key is the tool's name and its
  *       arguments without {@code transientFields} (see {@link Tool#withIdempotencyKey}), in the namespace that
  *       {@code idempotencyNamespace} reads from the Reactor Context (or, for a {@code singleTenant()} tool, the
@@ -99,6 +102,8 @@ public final class ToolDescriptor {
   @Nullable
   private final CircuitBreakerRegistry breakers;
   @Nullable
+  private final HedgePolicy hedge;
+  @Nullable
   private final IdempotencyPolicy idempotency;
   @Nullable
   private final Function<ContextView, String> idempotencyNamespace;
@@ -130,6 +135,7 @@ public final class ToolDescriptor {
     this.retry = b.retry != null ? b.retry
         : RetryPolicy.builder().name(b.name).meterRegistry(b.meterRegistry).scheduler(b.scheduler).build();
     this.breakers = b.breakers;
+    this.hedge = b.hedge;
     this.idempotency = b.idempotency;
     this.idempotencyNamespace = b.idempotencyNamespace;
     this.singleTenant = b.singleTenant;
@@ -178,6 +184,12 @@ public final class ToolDescriptor {
   @Nullable
   public CircuitBreakerRegistry breakers() {
     return breakers;
+  }
+
+  /** The hedge policy, or {@code null}: no backup attempts. */
+  @Nullable
+  public HedgePolicy hedge() {
+    return hedge;
   }
 
   @Nullable
@@ -276,6 +288,7 @@ public final class ToolDescriptor {
     private CallTimeouts timeouts = CallTimeouts.adaptiveDefaults();
     private RetryPolicy retry;
     private CircuitBreakerRegistry breakers;
+    private HedgePolicy hedge;
     private IdempotencyPolicy idempotency;
     private Function<ContextView, String> idempotencyNamespace;
     private boolean singleTenant;
@@ -330,6 +343,16 @@ public final class ToolDescriptor {
     /** Guard every attempt with the tool's and its family's breakers in {@code breakers}. */
     public Builder breakers(CircuitBreakerRegistry breakers) {
       this.breakers = Objects.requireNonNull(breakers, "breakers");
+      return this;
+    }
+
+    /**
+     * Send a backup attempt when an attempt is slower than {@code policy} allows (see
+     * {@link io.breakwater.Breakwater#hedgedBy(HedgePolicy)}): each attempt, hedges included, passes the breakers and
+     * gets its own per-attempt timeout, and a retry comes only after every attempt of a try failed.
+     */
+    public Builder hedge(HedgePolicy policy) {
+      this.hedge = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
@@ -465,6 +488,11 @@ public final class ToolDescriptor {
       if (sideEffect == null) {
         throw new IllegalArgumentException("Tool '" + name + "' has no side effect declared: add "
             + ".sideEffect(SideEffect.READ_ONLY), IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE");
+      }
+      if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null && hedge != null) {
+        throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE hedged without "
+            + "idempotency, so a backup attempt could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
+            + "drop .hedge(..)");
       }
       if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null
           && (retry == null || retry.maxRetries() > 0)) {

@@ -1,6 +1,7 @@
 package io.breakwater.security;
 
 import static io.breakwater.Breakwater.guardedBy;
+import static io.breakwater.Breakwater.hedgedBy;
 import static io.breakwater.Breakwater.idempotentBy;
 import static io.breakwater.Breakwater.idleTimeout;
 import static io.breakwater.Breakwater.perCallTimeout;
@@ -24,6 +25,8 @@ import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.hedge.HedgePolicy;
+import io.breakwater.hedge.UnsafeHedgeException;
 import io.breakwater.idempotency.CachedFailureException;
 import io.breakwater.idempotency.IdempotencyInFlightException;
 import io.breakwater.idempotency.IdempotencyKey;
@@ -223,6 +226,23 @@ class SecretsNeverLeakTest {
     }
     assertThat(logs()).as("the captured log holds the store warnings")
         .contains("the outcome could not be stored", "without a claim");
+    assertNothingLeaked();
+  }
+
+  @Test
+  void hedgedCallsReportTheToolsOwnErrorAndEventsWithoutItsText() {
+    HedgePolicy hedge = HedgePolicy.builder().name("search").delay(Duration.ofMillis(100)).budget(1.0)
+        .meterRegistry(meters).eventLog(events::add).build();
+    seen.add(hedge.toString());
+    StepVerifier.withVirtualTime(() -> Mono.delay(Duration.ofMillis(150))
+            .then(Mono.error(() -> toolError(new HttpStatusException(503, Map.of(), leaky()))))
+            .transformDeferred(hedgedBy(hedge)))
+        .thenAwait(Duration.ofMillis(250))
+        .expectErrorSatisfies(e -> assertThat(toolErrors).contains(e))
+        .verify(VERIFY);
+    assertThat(events).as("one event for the hedged call").hasSize(1);
+    expectBreakwaterError(Mono.just(request.query()).transformDeferred(hedgedBy(hedge))
+        .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)), UnsafeHedgeException.class);
     assertNothingLeaked();
   }
 

@@ -184,6 +184,9 @@ public final class ToolPipeline<A, R> {
       attempts = attempts.transformDeferred(Breakwater.guardedBy(descriptor.breakers(), descriptor.name()))
           .contextWrite(record.cut::putIn);   // tells the family breaker which timeouts are our adaptive cuts
     }
+    if (descriptor.hedge() != null) {
+      attempts = attempts.transformDeferred(Breakwater.hedgedBy(descriptor.hedge()));
+    }
     attempts = attempts.transformDeferred(Breakwater.retryWithBudget(descriptor.retry()));
     if (descriptor.idempotency() != null) {
       Mono<R> retried = attempts;
