@@ -4,6 +4,8 @@ import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineSpec;
+import io.breakwater.hedge.HedgePolicy;
+import io.breakwater.internal.hedge.HedgeOperator;
 import io.breakwater.internal.deadline.DeadlineOperator;
 import io.breakwater.internal.idempotency.IdempotentOperator;
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -13,6 +15,12 @@ import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.limit.LimitOperator;
+import io.breakwater.internal.limit.ThrottleOperator;
+import io.breakwater.limit.CallWeight;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.LimitExceededException;
+import io.breakwater.limit.RateLimit;
 import io.breakwater.internal.retry.RetryOperator;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryExhaustedException;
@@ -24,9 +32,11 @@ import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
 import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -283,6 +293,77 @@ public final class Breakwater {
   }
 
   /**
+   * Lets at most {@code limit.limit()} calls run upstream at once: each subscription holds a permit until it
+   * terminates or is cancelled (a {@code Flux} for its whole life), and gives it back exactly once.
+   *
+   * <pre>{@code
+   * ConcurrencyLimit search = ConcurrencyLimit.builder("search").fixed(10).build();
+   * client.search(query)
+   *     .transformDeferred(limitedBy(search))
+   *     .transformDeferred(withDeadline(Duration.ofSeconds(5)));
+   * }</pre>
+   *
+   * <ul>
+   *   <li><b>No permit free:</b> the call waits in a FIFO queue, at most the limit's {@code maxWait} and never past
+   *       the deadline in force, then runs; or it is refused with a {@link LimitExceededException}
+   *       ({@code LIMIT_EXCEEDED}, not retryable) without subscribing upstream: when the queue is full, when it may
+   *       not wait, or when its wait runs out.</li>
+   *   <li><b>Cancellation</b> of a waiting call takes it out of the queue; of a running one gives its permit to the
+   *       next waiting call. Neither is a failure.</li>
+   *   <li><b>Adaptive limits</b> learn from each call's latency and drops (see {@link ConcurrencyLimit.Builder#adaptive(int,
+   *       int, int)}); a cancelled call teaches nothing.</li>
+   *   <li><b>Happy path:</b> one compare-and-set to take a permit, one to give it back; no clock read for a fixed
+   *       limit.</li>
+   * </ul>
+   *
+   * <p>Put it inside (upstream of) {@code retryWithBudget}, so that a call does not hold a permit while it backs
+   * off, and outside {@code perCallTimeout}, so that waiting for a permit does not count against the call.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> limitedBy(ConcurrencyLimit limit) {
+    return LimitOperator.of(limit);
+  }
+
+  /**
+   * Takes one request of {@code limit} for each call (each subscription, so each retry attempt), without tokens.
+   *
+   * @see #throttledBy(RateLimit, CallWeight)
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> throttledBy(RateLimit limit) {
+    return ThrottleOperator.of(limit, CallWeight.oneRequest());
+  }
+
+  /**
+   * Takes one request and the estimated tokens of {@code weight} from {@code limit} for each call (each subscription,
+   * so each retry attempt), and corrects the tokens by the call's actual usage when it ends:
+   *
+   * <pre>{@code
+   * llm.complete(prompt)
+   *     .transformDeferred(throttledBy(openai, CallWeight.tokens(promptTokens + maxTokens, Reply::totalTokens)))
+   *     .transformDeferred(withDeadline(Duration.ofSeconds(30)));
+   * }</pre>
+   *
+   * <ul>
+   *   <li><b>Permits there:</b> the call runs at once. Otherwise it waits in the limit's fair queue until its turn.
+   *       A call whose turn would come only after its deadline or the limit's {@code maxWait} is refused at once with
+   *       a {@link LimitExceededException} saying when it could run, instead of waiting and timing out.</li>
+   *   <li><b>Learning.</b> The provider's rate-limit headers, in an {@link io.breakwater.failure.HttpStatusException}
+   *       or read from the result by {@code weight}, update the limit (see {@link RateLimit}). A 429 stops every call
+   *       until its {@code retry-after}.</li>
+   *   <li><b>Settling.</b> A call refused further in by Breakwater (an open breaker, another limit) gives its permits
+   *       back; a call that failed or was cancelled after it was sent keeps them, as the provider may have counted
+   *       it.</li>
+   *   <li><b>Happy path:</b> one short lock to take the permits and one clock read; none more when the call ends
+   *       unless its usage corrects the estimate.</li>
+   * </ul>
+   *
+   * <p>Put it inside {@code retryWithBudget} (each attempt is a request) and outside {@code limitedBy} (a call does
+   * not hold a concurrency permit while it waits for tokens).
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> throttledBy(RateLimit limit, CallWeight<? super T> weight) {
+    return ThrottleOperator.of(limit, weight);
+  }
+
+  /**
    * Runs everything upstream as one agent task under {@code budget}: its deadline (a {@link #withDeadline}), its
    * retries (a {@link #withRetryBudget}), and its steps, tokens and per-tool state, created at subscription and
    * carried in the Context for every {@link io.breakwater.agent.Tool} called inside.
@@ -401,5 +482,89 @@ public final class Breakwater {
       Predicate<? super T> isProgress) {
     return new StreamTimeoutOperator<>(Objects.requireNonNull(timeouts, "timeouts"),
         Objects.requireNonNull(isProgress, "isProgress"));
+  }
+
+  /**
+   * Sends a backup attempt when a call has not answered within the policy's delay, and keeps the first answer:
+   *
+   * <pre>{@code
+   * HedgePolicy search = HedgePolicy.builder().name("search").build();   // p95 of recent latency, 1 hedge, 10 %
+   * Mono<Results> results = client.search(query)
+   *     .transformDeferred(perCallTimeout())
+   *     .transformDeferred(hedgedBy(search))                   // inside the retry: a hedge is not a retry
+   *     .transformDeferred(retryWithBudget(policy))
+   *     .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+   * }</pre>
+   *
+   * <ul>
+   *   <li><b>Hedges.</b> If no attempt has answered {@code delay} after subscription, the source is subscribed
+   *       again (hedge 1), and so on every {@code delay} up to {@code maxHedges}. The delay is the policy's fixed one
+   *       or a percentile of recent answers (no hedging until 20 are known); under a deadline it is at most the time
+   *       left / (maxHedges + 1), so every hedge still gets as long as the gap before it.</li>
+   *   <li><b>First answer wins.</b> The first attempt to emit a value (or to complete) is the call's answer; the
+   *       timer is disposed and the other attempts are cancelled at once, which closes their connections.</li>
+   *   <li><b>Failures.</b> A failed attempt does not end the call while another is in flight. When the last one in
+   *       flight fails, the call fails with its error at once: no hedge is started on a failure (that is a retry's
+   *       job). A {@code retryWithBudget} outside therefore sees one failure and makes one retry, which is hedged
+   *       again; hedges never spend retry budgets.</li>
+   *   <li><b>Budget.</b> Every call adds {@code budget} of a token to the policy's bucket and every hedge takes
+   *       one, so hedges stay under that share of calls (10 % by default); with an empty bucket, the call goes on
+   *       without hedges. Under overload, hedging switches itself off instead of doubling the load.</li>
+   *   <li><b>Side effects.</b> A call declared {@code NON_IDEMPOTENT_WRITE} outside {@code idempotentBy} fails at
+   *       subscription with {@link io.breakwater.hedge.UnsafeHedgeException}; no call is made.</li>
+   *   <li><b>Nesting.</b> A {@code hedgedBy} inside an attempt of another hedges nothing: attempts never
+   *       multiply.</li>
+   *   <li><b>Streams.</b> On a {@code Flux} every item counts as the answer; see
+   *       {@link #hedgedBy(HedgePolicy, Predicate)} to hedge on the first content item only.</li>
+   *   <li><b>Time</b> comes from the deadline's scheduler when one is in force, else from the policy's, resolved at
+   *       subscription. One timer per call, none when the call answers during its subscription.</li>
+   * </ul>
+   *
+   * Meters {@code breakwater.hedge.started}, {@code .won}, {@code .cancelled} and {@code .budget.refusals}
+   * (tag {@code dependency}), and one JSON event per hedged call; see {@link HedgePolicy}.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> hedgedBy(HedgePolicy policy) {
+    return HedgeOperator.of(policy, null, List.of());
+  }
+
+  /**
+   * First-token hedging of a stream: if no <em>content</em> item ({@code isContent} true) has arrived by the delay,
+   * a second stream is opened; the first stream to deliver content wins and the others are cancelled. Items before
+   * the first content item (framing, heartbeats; at most 256) are held per stream and only the winner's are
+   * delivered, before its content. After the first content item there is no more hedging, however the stream goes
+   * on. The delay of an adaptive policy is then a percentile of the time to first content.
+   *
+   * <pre>{@code
+   * Flux<Event> answer = model.stream(request)
+   *     .transformDeferred(hedgedBy(firstToken, event -> event.isContent()));   // not framing or heartbeats
+   * }</pre>
+   *
+   * <p>On a {@code Mono} the predicate is ignored: its value is its answer. Everything else is as for
+   * {@link #hedgedBy(HedgePolicy)}.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> hedgedBy(HedgePolicy policy, Predicate<? super T> isContent) {
+    return HedgeOperator.of(policy, Objects.requireNonNull(isContent, "isContent"), List.of());
+  }
+
+  /**
+   * Like {@link #hedgedBy(HedgePolicy)}, with hedges sent to alternate targets (another region, another provider):
+   * hedge k subscribes to {@code alternates.get((k - 1) % alternates.size()).get()}, the primary to the source.
+   *
+   * <pre>{@code
+   * Mono<Quote> quote = usEast.quote(order)
+   *     .transformDeferred(hedgedBy(quotes, List.of(() -> euWest.quote(order))));
+   * }</pre>
+   *
+   * A supplier that throws or returns {@code null} counts as a failed attempt.
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> hedgedBy(HedgePolicy policy,
+      List<? extends Supplier<? extends Publisher<T>>> alternates) {
+    return HedgeOperator.of(policy, null, alternates);
+  }
+
+  /** First-token hedging ({@link #hedgedBy(HedgePolicy, Predicate)}) with alternate targets. */
+  public static <T> Function<Publisher<T>, Publisher<T>> hedgedBy(HedgePolicy policy, Predicate<? super T> isContent,
+      List<? extends Supplier<? extends Publisher<T>>> alternates) {
+    return HedgeOperator.of(policy, Objects.requireNonNull(isContent, "isContent"), alternates);
   }
 }

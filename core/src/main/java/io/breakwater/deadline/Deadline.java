@@ -107,6 +107,14 @@ public final class Deadline {
     return scheduler;
   }
 
+  /**
+   * The instant the deadline passes, in nanoseconds on its {@link #scheduler()}'s clock (as
+   * {@code scheduler().now(TimeUnit.NANOSECONDS)} reads it); {@code Long.MAX_VALUE} for a budget too large to add.
+   */
+  public long expiresAtNanos() {
+    return expiresAtNanos;
+  }
+
   /** The time left before the deadline, in nanoseconds; zero or negative once it has passed. */
   public long remainingNanos() {
     return expiresAtNanos - scheduler.now(TimeUnit.NANOSECONDS);

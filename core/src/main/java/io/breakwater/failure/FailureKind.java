@@ -24,6 +24,9 @@ package io.breakwater.failure;
  *   <tr><td>{@link #BUDGET_EXHAUSTED}</td><td>non-retryable</td><td>a retry, step or token budget ran out</td></tr>
  *   <tr><td>{@link #CONFLICT}</td><td>retryable</td><td>a duplicate of the call is still in flight (same idempotency
  *       key); try again once it has finished</td></tr>
+ *   <tr><td>{@link #LIMIT_EXCEEDED}</td><td>non-retryable</td><td>Breakwater's own concurrency or rate limit
+ *       refused the call: no permit within its deadline or max wait. Retrying here only queues again; fallbacks
+ *       apply, and the exception says when it could run</td></tr>
  *   <tr><td>{@link #MISCONFIGURED}</td><td>non-retryable</td><td>Breakwater's configuration refused the call (a key
  *       TTL shorter than the deadline, a result over the size limit, an unsafe retry); fix the configuration</td></tr>
  *   <tr><td>{@link #UNKNOWN}</td><td>unknown</td><td>anything no classifier recognised</td></tr>
@@ -42,6 +45,7 @@ public enum FailureKind {
   CIRCUIT_OPEN(Retryability.NON_RETRYABLE),
   BUDGET_EXHAUSTED(Retryability.NON_RETRYABLE),
   CONFLICT(Retryability.RETRYABLE),
+  LIMIT_EXCEEDED(Retryability.NON_RETRYABLE),
   MISCONFIGURED(Retryability.NON_RETRYABLE),
   UNKNOWN(Retryability.UNKNOWN);
 

@@ -32,6 +32,12 @@ public final class ContextKeys {
   /** The per-task state of {@code withTaskBudget}: steps, tokens, tool failures (an internal TaskState). */
   public static final Object TASK_STATE = new Key("breakwater.taskState");
 
+  /**
+   * Present in the Context of every attempt of a {@code hedgedBy}: a {@code hedgedBy} that finds it hedges nothing,
+   * so nested hedges do not multiply.
+   */
+  public static final Object HEDGED = new Key("breakwater.hedged");
+
   private record Key(String name) {
     @Override
     public String toString() {

@@ -188,6 +188,27 @@ class RetryBudgetsTest {
         .isZero();
   }
 
+  /** Issue 19.5: a second budget under a name follows the last-built policy, as the breaker gauges do. */
+  @Test
+  void theBudgetGaugeFollowsTheLastBuiltBudgetOfAName() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RetryBudget drained = new TokenBucketRetryBudget(0.0, 0.0, 2.0);
+    drained.tryAcquire(0).block();
+    drained.tryAcquire(0).block();
+    RetryPolicy.builder().name("flights").budget(drained).meterRegistry(registry).build();
+    assertThat(registry.get("breakwater.retry.budget.level").tag("dependency", "flights").gauge().value()).isZero();
+
+    RetryBudget full = new TokenBucketRetryBudget(0.0, 0.0, 3.0);
+    RetryPolicy.builder().name("flights").budget(full).meterRegistry(registry).build();
+    assertThat(registry.find("breakwater.retry.budget.level").tag("dependency", "flights").gauges())
+        .singleElement().satisfies(g -> assertThat(g.value()).as("the last-built budget's level").isEqualTo(3.0));
+
+    var gauge = registry.get("breakwater.retry.budget.level").tag("dependency", "flights").gauge();
+    RetryPolicy.builder().name("flights").maxRetries(1).budget(full).meterRegistry(registry).build();
+    assertThat(registry.get("breakwater.retry.budget.level").tag("dependency", "flights").gauge())
+        .as("a policy sharing the reported budget keeps its gauge").isSameAs(gauge);
+  }
+
   /** Issue 17: no hidden global state; sharing a budget is explicit. */
   @Test
   void aPolicyWithoutABudgetGetsItsOwnAndSharingIsExplicit() {

@@ -2,6 +2,7 @@ package io.breakwater.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.RedissonReactiveClient;
@@ -15,6 +16,7 @@ final class RedisClients implements AutoCloseable {
       java.nio.charset.StandardCharsets.US_ASCII);
 
   private final List<RedissonClient> clients = new ArrayList<>();
+  private final java.util.Map<RedissonReactiveClient, RedissonClient> byReactive = new java.util.IdentityHashMap<>();
   private final int minimumIdle;
   private final int timeoutMillis;
 
@@ -62,11 +64,22 @@ final class RedisClients implements AutoCloseable {
     config.setThreads(2).setNettyThreads(4);
     RedissonClient client = Redisson.create(config);
     clients.add(client);
-    return client.reactive();
+    RedissonReactiveClient reactive = client.reactive();
+    byReactive.put(reactive, client);
+    return reactive;
+  }
+
+  /** Shuts one client down at once, as if its process died: it sends nothing more. */
+  void shutdown(RedissonReactiveClient client) {
+    RedissonClient c = byReactive.get(client);
+    if (c == null) {
+      throw new IllegalArgumentException("not a client of these tests");
+    }
+    c.shutdown(0, 0, TimeUnit.MILLISECONDS);
   }
 
   @Override
   public void close() {
-    clients.forEach(RedissonClient::shutdown);
+    clients.stream().filter(c -> !c.isShutdown()).forEach(RedissonClient::shutdown);
   }
 }

@@ -37,6 +37,7 @@ import org.springframework.util.unit.DataSize;
  * @param tools tool descriptors, by tool name
  * @param health the Actuator health contributor
  * @param webclient Breakwater's exchange filter on every Boot-built {@code WebClient}
+ * @param limits concurrency and rate limits, by name
  */
 @ConfigurationProperties(prefix = "breakwater", ignoreUnknownFields = false)
 public record BreakwaterProperties(
@@ -46,7 +47,8 @@ public record BreakwaterProperties(
     @DefaultValue Idempotency idempotency,
     Map<String, Tool> tools,
     @DefaultValue Health health,
-    @DefaultValue WebClientFilter webclient) {
+    @DefaultValue WebClientFilter webclient,
+    @DefaultValue Limits limits) {
 
   public BreakwaterProperties {
     tools = ordered(tools);
@@ -245,16 +247,24 @@ public record BreakwaterProperties(
    * @param retry the name of the retry policy (default the tool's name)
    * @param breakers whether the registry's tool and family breakers guard every attempt
    * @param idempotency whether calls happen at most once per key, with the application's idempotency policy
+   * @param tenantKey with idempotency: the Reactor Context key under which each call's tenant is, the namespace of
+   *     its keys (one of this and {@code singleTenant} is required with idempotency)
+   * @param singleTenant with idempotency: one tenant only ever calls the tool, so its keys share the default namespace
    * @param transientFields argument fields left out of the idempotency key
    * @param unavailableAfter failed calls of a kind after which the tool is written off for the task
    * @param alternates tools the model may use instead
    * @param redact fields to mask, on top of the defaults
    * @param logArgs top-level argument fields written in call events
+   * @param concurrencyLimit the name of the concurrency limit (under {@code breakwater.limits.concurrency}) every
+   *     attempt holds a permit of; none when unset
+   * @param rateLimit the name of the rate limit (under {@code breakwater.limits.rate}) every attempt takes one request
+   *     of; none when unset (token weights are set in code: {@code ToolDescriptors.builder(name).rateLimit(..)})
    */
   public record Tool(SideEffect sideEffect, String family, @DefaultValue TimeoutSettings timeouts, String retry,
-      @DefaultValue("true") boolean breakers, @DefaultValue("false") boolean idempotency, List<String> transientFields,
+      @DefaultValue("true") boolean breakers, @DefaultValue("false") boolean idempotency, String tenantKey,
+      @DefaultValue("false") boolean singleTenant, List<String> transientFields,
       Map<FailureKind, Integer> unavailableAfter, List<String> alternates, List<String> redact,
-      List<String> logArgs) {
+      List<String> logArgs, String concurrencyLimit, String rateLimit) {
 
     public Tool {
       transientFields = transientFields == null ? List.of() : List.copyOf(transientFields);
@@ -274,11 +284,11 @@ public record BreakwaterProperties(
    * @param buffer added to the learnt latency (default 250ms)
    * @param min the least adaptive timeout (default 500ms)
    * @param max the greatest adaptive timeout (default 30s)
-   * @param warmUp the timeout until enough latencies are known (default 10s)
-   * @param warmUpSamples successes needed before the learnt timeout is used (default 20)
+   * @param warmUpTime how long after the first success attempts still get {@code max} (default 1m)
+   * @param warmUpSamples successes needed before the learnt timeout is used (default 50)
    */
   public record TimeoutSettings(Duration fixed, Double percentile, Double sigmas, Duration buffer, Duration min,
-      Duration max, Duration warmUp, Integer warmUpSamples) {}
+      Duration max, Duration warmUpTime, Integer warmUpSamples) {}
 
   /**
    * The Actuator health contributor {@code breakwater}.
@@ -297,4 +307,58 @@ public record BreakwaterProperties(
    * @param enabled whether the starter registers the filter through a {@code WebClientCustomizer}
    */
   public record WebClientFilter(@DefaultValue("true") boolean enabled) {}
+
+  /**
+   * Concurrency limits ({@code limitedBy}) and rate limits ({@code throttledBy}) by name, for code
+   * ({@code Limits.concurrency(name)}, {@code Limits.rate(name)}) and tools ({@code concurrency-limit},
+   * {@code rate-limit}).
+   *
+   * @param concurrency concurrency limits, by name
+   * @param rate rate limits, by name
+   */
+  public record Limits(Map<String, ConcurrencySettings> concurrency, Map<String, RateSettings> rate) {
+
+    public Limits {
+      concurrency = ordered(concurrency);
+      rate = ordered(rate);
+    }
+  }
+
+  /**
+   * One concurrency limit: {@code limit} (fixed) or {@code adaptive}, not both.
+   *
+   * @param limit at most this many calls in flight
+   * @param adaptive learn the limit from latency and drops (default false)
+   * @param initial an adaptive limit's start (default 20)
+   * @param min an adaptive limit's floor (default 1)
+   * @param max an adaptive limit's ceiling (default 200)
+   * @param maxWait the longest a call waits for a permit; 0 refuses at once (default 10s)
+   * @param maxQueue calls that may wait at once (default 1000)
+   * @param shared whether every instance shares the limit through Redis (fixed limits only; default false)
+   * @param lease how soon a dead instance's shared permits come back (default 30s)
+   */
+  public record ConcurrencySettings(Integer limit, @DefaultValue("false") boolean adaptive, Integer initial,
+      Integer min, Integer max, Duration maxWait, Integer maxQueue, @DefaultValue("false") boolean shared,
+      Duration lease) {}
+
+  /**
+   * One rate limit: requests and tokens per interval, and the provider headers it learns from.
+   *
+   * @param requests requests per interval (default unlimited)
+   * @param tokens tokens per interval (default unlimited)
+   * @param interval the interval of {@code requests} and {@code tokens} (default 1m)
+   * @param providerHeaders whose rate-limit headers are read: all, open-ai, anthropic, retry-after or none
+   *     (default all)
+   * @param maxWait the longest a call waits; 0 refuses at once (default 30s)
+   * @param maxQueue calls that may wait at once (default 1000)
+   * @param shared whether every instance shares the buckets through Redis (default false)
+   */
+  public record RateSettings(Long requests, Long tokens, @DefaultValue("1m") Duration interval,
+      @DefaultValue("all") ProviderHeaders providerHeaders, Duration maxWait, Integer maxQueue,
+      @DefaultValue("false") boolean shared) {}
+
+  /** The readers of {@code io.breakwater.limit.ProviderRateLimits}. */
+  public enum ProviderHeaders {
+    ALL, OPEN_AI, ANTHROPIC, RETRY_AFTER, NONE
+  }
 }

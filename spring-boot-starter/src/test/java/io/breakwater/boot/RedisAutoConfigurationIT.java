@@ -45,6 +45,10 @@ import reactor.core.publisher.Mono;
         "breakwater.tools[trips.book].idempotency=true",
         "breakwater.breakers.state-store=redis",
         "breakwater.retry.budgets.weather.shared=true",
+        "breakwater.limits.concurrency.weather.limit=2",
+        "breakwater.limits.concurrency.weather.shared=true",
+        "breakwater.limits.rate.weather.requests=100",
+        "breakwater.limits.rate.weather.shared=true",
         "breakwater.idempotency.redis.key-prefix=it:idem:",
         "breakwater.idempotency.key-secret=" + RedisAutoConfigurationIT.KEY_SECRET})
 class RedisAutoConfigurationIT {
@@ -85,6 +89,8 @@ class RedisAutoConfigurationIT {
   CircuitBreakerRegistry breakers;
   @Autowired
   RetryPolicies policies;
+  @Autowired
+  Limits limits;
 
   @Test
   void idempotencyRecordsLiveInTheApplicationsRedis() {
@@ -129,5 +135,16 @@ class RedisAutoConfigurationIT {
     assertThat(policies.policy("weather").budget()).isInstanceOf(RedisRetryBudget.class);
     assertThat(policies.policy("other").budget()).as("not configured as shared")
         .isNotInstanceOf(RedisRetryBudget.class);
+  }
+
+  @Test
+  void limitsConfiguredAsSharedUseRedis() {
+    String answer = Mono.just("sunny")
+        .transformDeferred(io.breakwater.Breakwater.limitedBy(limits.concurrency("weather")))
+        .transformDeferred(io.breakwater.Breakwater.throttledBy(limits.rate("weather")))
+        .block(Duration.ofSeconds(10));
+    assertThat(answer).isEqualTo("sunny");
+    assertThat(REDIS.command("KEYS", "bw:rate:*")).contains("bw:rate:{weather}");
+    assertThat(REDIS.command("KEYS", "bw:limit:*")).contains("bw:limit:{weather}");
   }
 }

@@ -30,7 +30,8 @@ class ValidationIT {
     });
   }
 
-  private static InvalidPropertiesException refusal(Throwable failure) {
+  /** The InvalidPropertiesException in {@code failure}'s causes; fails the test without one. */
+  static InvalidPropertiesException refusal(Throwable failure) {
     Throwable t = failure;
     while (t != null && !(t instanceof InvalidPropertiesException)) {
       t = t.getCause();

@@ -2,7 +2,7 @@ package io.breakwater.internal.deadline;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.ContextKeys;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import org.reactivestreams.Subscription;
@@ -15,14 +15,26 @@ import reactor.util.context.Context;
 
 /**
  * Relays signals until the deadline passes, then cancels upstream and signals
- * {@link io.breakwater.deadline.DeadlineExceededException}.
+ * {@link io.breakwater.deadline.DeadlineExceededException} (a {@link io.breakwater.deadline.CallTimeoutException} for
+ * a call's deadline).
  *
- * <p>One timer per subscription, armed only once both the subscription of the source has returned and
- * {@code onSubscribe} has been passed down: a chain that completes synchronously (the common case for cached and
- * in-memory calls) never arms one. The timer and {@code onNext} are
- * serialised by a small state machine, so the error is never signalled while an item is being delivered.
+ * <p>One timer per call, armed only once both the subscription of the source has returned and {@code onSubscribe}
+ * has been passed down: a chain that completes synchronously (the common case for cached and in-memory calls) never
+ * arms one. Timers live in a {@link TimerWheel}, not on the scheduler one by one.
+ *
+ * <p>Nested deadlines of one call share one timer: the outermost deadline on a scheduler puts its subscriber in the
+ * Context, and a tighter deadline below it (the per-call budget of an attempt, an inner {@code withDeadline})
+ * waits on that subscriber's timer instead of filing its own. The timer is filed for the earlier of the two instants;
+ * when it fires it decides which deadline passed: the outer one if its instant has come (it cancels everything below
+ * it), else the nested one, after which it is filed again for the outer deadline. A nested deadline that ends leaves
+ * the timer where it is (it fires early at worst, and is filed again). Only one nested deadline shares the timer at
+ * a time; another one alongside it (e.g. in a {@code flatMap}) files its own.
+ *
+ * <p>The timer and {@code onNext} are serialised by a small state machine, so the error is never signalled while an
+ * item is being delivered.
  */
-final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
+final class DeadlineSubscriber<T> extends TimerWheel.Timer
+    implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
 
   private static final int IDLE = 0;
   private static final int EMITTING = 1;
@@ -30,11 +42,20 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
   private static final int EXPIRED_WHILE_EMITTING = 2;
   private static final int TERMINATED = 3;
 
-  private static final Disposable DISPOSED = () -> {};
+  /** The Context key of the outermost deadline's subscriber, whose timer tighter deadlines below it share. */
+  private static final Object SHARED_TIMER = new Object() {
+    @Override
+    public String toString() {
+      return "breakwater.deadlineTimer";
+    }
+  };
 
   private final CoreSubscriber<? super T> actual;
   private final Deadline deadline;
+  private final long expiresAt;
   private final Context context;
+  /** The enclosing deadline whose timer this one shares when it can, or {@code null}. */
+  @Nullable private final DeadlineSubscriber<?> enclosing;
 
   private Subscription s;
 
@@ -46,15 +67,34 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
   private static final AtomicIntegerFieldUpdater<DeadlineSubscriber> GATE =
       AtomicIntegerFieldUpdater.newUpdater(DeadlineSubscriber.class, "gate");
 
-  private volatile Disposable timer;
+  // This subscriber's timer. Its filing is changed only under this subscriber's monitor.
+  /** Whether the timer may be filed: set before filing, read after terminating, so one of the two releases it. */
+  private volatile boolean timerUsed;
+  /** This deadline waits on its own timer. Guarded by this. */
+  private boolean armed;
+  /** This deadline is over: its timer is unfiled and takes no nested deadline any more. Guarded by this. */
+  private boolean released;
+  /** Guarded by this. */
+  @Nullable private TimerWheel wheel;
+  /** The nested deadline sharing the timer: set under the monitor, cleared by it (CAS) when it ends, or on firing. */
+  @Nullable private volatile DeadlineSubscriber<?> nested;
   @SuppressWarnings("rawtypes")
-  private static final AtomicReferenceFieldUpdater<DeadlineSubscriber, Disposable> TIMER =
-      AtomicReferenceFieldUpdater.newUpdater(DeadlineSubscriber.class, Disposable.class, "timer");
+  private static final AtomicReferenceFieldUpdater<DeadlineSubscriber, DeadlineSubscriber> NESTED =
+      AtomicReferenceFieldUpdater.newUpdater(DeadlineSubscriber.class, DeadlineSubscriber.class, "nested");
 
   DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline) {
     this.actual = actual;
     this.deadline = deadline;
-    this.context = actual.currentContext().put(ContextKeys.DEADLINE, deadline);
+    this.expiresAt = deadline.expiresAtNanos();
+    Context outer = actual.currentContext();
+    Object shared = outer.getOrDefault(SHARED_TIMER, null);
+    if (shared instanceof DeadlineSubscriber<?> timer && timer.deadline.scheduler() == deadline.scheduler()) {
+      this.enclosing = timer;
+      this.context = outer.put(ContextKeys.DEADLINE, deadline);
+    } else {
+      this.enclosing = null;
+      this.context = outer.put(ContextKeys.DEADLINE, deadline).put(SHARED_TIMER, this);
+    }
   }
 
   @Override
@@ -88,20 +128,172 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
   }
 
   private void arm() {
-    long delay = deadline.remainingNanos();
-    Disposable task;
     try {
-      task = deadline.scheduler().schedule(this, Math.max(0L, delay), TimeUnit.NANOSECONDS);
-    } catch (Throwable rejected) {
+      if (enclosing != null && enclosing.share(this)) {
+        if (state == TERMINATED) {
+          enclosing.leave(this);   // ended while joining: releaseTimer() may have run before the join
+        }
+        return;
+      }
+      timerUsed = true;
+      fileOwn();
+      if (state == TERMINATED) {
+        releaseOwn();
+      }
+    } catch (RejectedExecutionException rejected) {
       RuntimeException e = Operators.onRejectedExecution(rejected, this, null, null, context);
       if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
+        releaseTimer();
         s.cancel();
         actual.onError(e);
       }
-      return;
     }
-    if (!TIMER.compareAndSet(this, null, task)) {
-      task.dispose();
+  }
+
+  /** Files this subscriber's timer for the earlier of its deadline and the nested one's, unless filed earlier. */
+  private void fileOwn() {
+    TimerWheel.Start start;
+    Disposable stale = null;
+    synchronized (this) {
+      if (released) {
+        return;
+      }
+      armed = true;
+      DeadlineSubscriber<?> n = nested;
+      long want = n == null ? expiresAt : Math.min(expiresAt, n.expiresAt);
+      TimerWheel.Slot filedIn = slot;
+      if (filedIn != null && at <= want) {
+        return;
+      }
+      if (filedIn != null) {
+        stale = filedIn.unfile(this);
+      }
+      start = wheel().slot(want).file(this, want);
+    }
+    startAfterLocks(stale, start);
+  }
+
+  /**
+   * A nested deadline {@code d} asks to wait on this subscriber's timer. Returns {@code false} if it must file its
+   * own: this deadline is over, or another nested deadline already shares the timer.
+   */
+  private boolean share(DeadlineSubscriber<?> d) {
+    TimerWheel.Start start;
+    Disposable stale = null;
+    synchronized (this) {
+      if (released || nested != null) {
+        return false;
+      }
+      timerUsed = true;
+      if (state == TERMINATED) {   // read after timerUsed is set: if this ended meanwhile, its release sees the timer
+        return false;
+      }
+      nested = d;
+      long want = armed ? Math.min(expiresAt, d.expiresAt) : d.expiresAt;
+      TimerWheel.Slot filedIn = slot;
+      if (filedIn != null && at <= want) {
+        return true;
+      }
+      if (filedIn != null) {
+        stale = filedIn.unfile(this);
+      }
+      start = wheel().slot(want).file(this, want);
+    }
+    startAfterLocks(stale, start);
+    return true;
+  }
+
+  /** The nested deadline {@code d} is over; the timer stays filed (it fires early at worst, and is filed again). */
+  private void leave(DeadlineSubscriber<?> d) {
+    if (nested == d) {
+      NESTED.compareAndSet(this, d, null);
+    }
+  }
+
+  /** This deadline is over: its timer is unfiled (a nested deadline, if any, is being cancelled with it). */
+  private void releaseOwn() {
+    Disposable stale = null;
+    synchronized (this) {
+      released = true;
+      armed = false;
+      nested = null;
+      TimerWheel.Slot filedIn = slot;
+      if (filedIn != null) {
+        stale = filedIn.unfile(this);
+      }
+    }
+    if (stale != null) {
+      stale.dispose();
+    }
+  }
+
+  private void releaseTimer() {
+    if (enclosing != null) {
+      enclosing.leave(this);
+    }
+    if (timerUsed) {
+      releaseOwn();
+    }
+  }
+
+  /** Guarded by this. */
+  private TimerWheel wheel() {
+    TimerWheel w = wheel;
+    if (w == null) {
+      w = TimerWheel.of(deadline.scheduler());
+      wheel = w;
+    }
+    return w;
+  }
+
+  private void startAfterLocks(@Nullable Disposable stale, @Nullable TimerWheel.Start start) {
+    if (stale != null) {
+      stale.dispose();
+    }
+    if (start != null) {
+      start.run(deadline.scheduler());
+    }
+  }
+
+  /**
+   * The timer's instant has come: fires this deadline if it has passed, else the nested one if it has, and files the
+   * timer again for whatever is still waited for.
+   */
+  @Override
+  void expire(long now) {
+    DeadlineSubscriber<?> due = null;
+    TimerWheel.Start start = null;
+    synchronized (this) {
+      if (slot != null) {
+        return;   // filed again since it was taken out, for an instant no later than any waited for
+      }
+      if (armed && expiresAt <= now) {
+        due = this;
+      } else {
+        DeadlineSubscriber<?> n = nested;
+        if (n != null && n.expiresAt <= now) {
+          NESTED.compareAndSet(this, n, null);
+          due = n;
+          n = null;
+        }
+        long want = armed ? expiresAt : TimerWheel.NONE;
+        if (n != null) {
+          want = Math.min(want, n.expiresAt);
+        }
+        if (want != TimerWheel.NONE) {
+          start = wheel().slot(want).file(this, want);
+        }
+      }
+    }
+    if (start != null) {
+      try {
+        start.run(deadline.scheduler());
+      } catch (RejectedExecutionException rejected) {
+        // The scheduler is being disposed: its timers die with it.
+      }
+    }
+    if (due != null) {
+      due.run();
     }
   }
 
@@ -112,12 +304,14 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
       int current = state;
       if (current == IDLE) {
         if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
+          releaseTimer();
           s.cancel();
           actual.onError(deadline.exceeded());
           return;
         }
       } else if (current == EMITTING) {
         if (STATE.compareAndSet(this, EMITTING, EXPIRED_WHILE_EMITTING)) {
+          releaseTimer();
           s.cancel();
           return;
         }
@@ -180,7 +374,7 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
         return false;
       }
       if (STATE.compareAndSet(this, current, TERMINATED)) {
-        disposeTimer();
+        releaseTimer();
         return true;
       }
     }
@@ -194,15 +388,8 @@ final class DeadlineSubscriber<T> implements CoreSubscriber<T>, Subscription, Sc
   @Override
   public void cancel() {
     state = TERMINATED;
-    disposeTimer();
+    releaseTimer();
     s.cancel();
-  }
-
-  private void disposeTimer() {
-    Disposable d = TIMER.getAndSet(this, DISPOSED);
-    if (d != null && d != DISPOSED) {
-      d.dispose();
-    }
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import reactor.util.Logger;
 import reactor.util.Loggers;
+import reactor.util.annotation.Nullable;
 
 /**
  * The retry meters of one dependency. Counters are looked up when a failure happens (never on the success path);
@@ -36,13 +37,57 @@ public final class RetryMetrics {
     this.dependency = policy.name();
   }
 
-  /** Registers the gauge of the budget's level (the first budget registered under a name is the one reported). */
+  /**
+   * Registers the gauge of the budget's level. When another budget already reports under this name to this
+   * registry (two policies of one name, each with its own budget), the gauge follows the one built last, with a
+   * warning, as the breaker gauges do; a policy that shares the reported budget keeps the gauge as it is.
+   */
   public static void registerBudgetGauge(String dependency, RetryBudget budget, MeterRegistry registry) {
-    Gauge.builder(BUDGET_LEVEL, budget, RetryBudget::level)
+    Gauge earlier = registry.find(BUDGET_LEVEL).tag("dependency", dependency).gauge();
+    if (earlier != null) {
+      RetryBudget reported = reportedBy(earlier);
+      if (reported == budget) {
+        return;
+      }
+      registry.remove(earlier);
+      if (reported != null) {
+        LOG.warn("Retry policy '{}': another budget of this name already reported {} to this MeterRegistry; the gauge "
+            + "now follows this policy's budget ({}). Give policies of one name the same RetryBudget, or different "
+            + "names", dependency, BUDGET_LEVEL, budget);
+      }
+    }
+    Gauge.builder(BUDGET_LEVEL, budget, RetryMetrics::level)
         .tag("dependency", dependency)
         .description("Retry tokens the dependency's budget holds")
         .strongReference(true)
         .register(registry);
+  }
+
+  /** Set while {@link #reportedBy} reads a gauge: the budget the gauge's function was called with. */
+  private static final ThreadLocal<RetryBudget[]> READING = new ThreadLocal<>();
+
+  private static double level(RetryBudget budget) {
+    RetryBudget[] reading = READING.get();
+    if (reading != null) {
+      reading[0] = budget;
+    }
+    return budget.level();
+  }
+
+  /**
+   * The budget a gauge registered by {@link #registerBudgetGauge} reads, found by reading it once; {@code null} when
+   * the registry does not call the function (a composite registry without registries, as the global one starts).
+   */
+  @Nullable
+  private static RetryBudget reportedBy(Gauge gauge) {
+    RetryBudget[] reading = new RetryBudget[1];
+    READING.set(reading);
+    try {
+      gauge.value();
+    } finally {
+      READING.remove();
+    }
+    return reading[0];
   }
 
   void retried(FailureKind kind) {

@@ -5,7 +5,7 @@ import io.breakwater.breaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.tck.SubscriberWhiteboxVerification;
-import org.reactivestreams.tck.TestEnvironment;
+import io.breakwater.testing.TckEnvironment;
 import reactor.core.CoreSubscriber;
 import reactor.core.scheduler.Schedulers;
 
@@ -16,7 +16,7 @@ public class GuardSubscriberTckTest extends SubscriberWhiteboxVerification<Integ
       .meterRegistry(new SimpleMeterRegistry()).build());
 
   public GuardSubscriberTckTest() {
-    super(new TestEnvironment());
+    super(TckEnvironment.forLoadedMachine());
   }
 
   @Override

@@ -6,14 +6,14 @@ import io.breakwater.testing.WhiteboxProbeSubscriber;
 import java.time.Duration;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.tck.SubscriberWhiteboxVerification;
-import org.reactivestreams.tck.TestEnvironment;
+import io.breakwater.testing.TckEnvironment;
 import reactor.core.scheduler.Schedulers;
 
 /** The Reactive Streams TCK's whitebox rules for the deadline's hand-written subscriber. */
 public class DeadlineSubscriberTckTest extends SubscriberWhiteboxVerification<Integer> {
 
   public DeadlineSubscriberTckTest() {
-    super(new TestEnvironment());
+    super(TckEnvironment.forLoadedMachine());
   }
 
   @Override

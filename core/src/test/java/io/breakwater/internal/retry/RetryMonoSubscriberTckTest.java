@@ -7,7 +7,7 @@ import io.breakwater.testing.WhiteboxProbeSubscriber;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.tck.SubscriberWhiteboxVerification;
-import org.reactivestreams.tck.TestEnvironment;
+import io.breakwater.testing.TckEnvironment;
 import reactor.core.publisher.Mono;
 
 /**
@@ -25,7 +25,7 @@ public class RetryMonoSubscriberTckTest extends SubscriberWhiteboxVerification<I
       .build(), null);
 
   public RetryMonoSubscriberTckTest() {
-    super(new TestEnvironment());
+    super(TckEnvironment.forLoadedMachine());
   }
 
   @Override

@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.tck.SubscriberWhiteboxVerification;
-import org.reactivestreams.tck.TestEnvironment;
+import io.breakwater.testing.TckEnvironment;
 import reactor.core.scheduler.Schedulers;
 
 /** The Reactive Streams TCK's whitebox rules for the stream timeouts' hand-written subscriber. */
@@ -19,7 +19,7 @@ public class StreamTimeoutSubscriberTckTest extends SubscriberWhiteboxVerificati
       .build();
 
   public StreamTimeoutSubscriberTckTest() {
-    super(new TestEnvironment());
+    super(TckEnvironment.forLoadedMachine());
   }
 
   @Override

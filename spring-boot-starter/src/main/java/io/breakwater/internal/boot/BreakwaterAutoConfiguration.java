@@ -8,11 +8,14 @@ import io.breakwater.boot.BreakwaterProperties;
 import io.breakwater.boot.BreakwaterProperties.BudgetSettings;
 import io.breakwater.boot.BreakwaterProperties.RetrySettings;
 import io.breakwater.boot.DeadlineDefaults;
+import io.breakwater.boot.Limits;
 import io.breakwater.boot.RetryPolicies;
 import io.breakwater.boot.ToolDescriptors;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.RateLimit;
 import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,8 +34,8 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Breakwater's core beans from {@code breakwater.*}: deadline defaults, the breaker registry, retry policies and
- * budgets, the idempotency store and policy, and the tool descriptors, with meters in the application's
- * {@code MeterRegistry} and observations in its {@code ObservationRegistry}. Every bean backs off when the
+ * budgets, the idempotency store and policy, concurrency and rate limits, and the tool descriptors, with meters in
+ * the application's {@code MeterRegistry} and observations in its {@code ObservationRegistry}. Every bean backs off when the
  * application defines one of the same type.
  */
 @AutoConfiguration(after = BreakwaterRedisAutoConfiguration.class, afterName = {
@@ -118,11 +121,42 @@ public class BreakwaterAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
+  Limits breakwaterLimits(BreakwaterProperties properties, ObjectProvider<SharedStores> shared,
+      ObjectProvider<ConcurrencyLimit> userConcurrencyLimits, ObjectProvider<RateLimit> userRateLimits) {
+    BreakwaterProperties.Limits limits = properties.limits();
+    Map<String, ConcurrencyLimit> concurrency = new LinkedHashMap<>();
+    userConcurrencyLimits.orderedStream().forEach(limit -> concurrency.put(limit.name(), limit));
+    limits.concurrency().forEach((name, settings) -> concurrency.computeIfAbsent(name, n -> {
+      String property = path("breakwater.limits.concurrency", n);
+      ConcurrencyLimit template = FromProperties.concurrencyLimit(n, property, settings);
+      if (!settings.shared()) {
+        return template;
+      }
+      SharedStores stores = required(shared, property + ".shared", "is true");
+      return checked(property, () -> stores.concurrencyLimit(template, settings.lease()));
+    }));
+    Map<String, RateLimit> rate = new LinkedHashMap<>();
+    userRateLimits.orderedStream().forEach(limit -> rate.put(limit.name(), limit));
+    limits.rate().forEach((name, settings) -> rate.computeIfAbsent(name, n -> {
+      String property = path("breakwater.limits.rate", n);
+      RateLimit template = FromProperties.rateLimit(n, property, settings);
+      if (!settings.shared()) {
+        return template;
+      }
+      SharedStores stores = required(shared, property + ".shared", "is true");
+      return checked(property, () -> stores.rateLimit(template));
+    }));
+    return new Limits(concurrency, rate);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
   ToolDescriptors breakwaterToolDescriptors(BreakwaterProperties properties, CircuitBreakerRegistry breakers,
       RetryPolicies policies, ObjectProvider<IdempotencyPolicy> idempotency, ObjectProvider<MeterRegistry> meters,
-      ObjectProvider<ObservationRegistry> observations, ObjectProvider<ToolDescriptor> userDescriptors) {
+      ObjectProvider<ObservationRegistry> observations, ObjectProvider<ToolDescriptor> userDescriptors,
+      ObjectProvider<Limits> limits) {
     FromProperties.ToolContext context = new FromProperties.ToolContext(breakers, policies::policy,
-        idempotency::getObject, meters(meters), observations.getIfUnique());
+        idempotency::getObject, meters(meters), observations.getIfUnique(), limits::getObject);
     Map<String, ToolDescriptor> descriptors = new LinkedHashMap<>();
     userDescriptors.orderedStream().forEach(d -> descriptors.put(d.name(), d));
     properties.tools().forEach((name, tool) -> descriptors.computeIfAbsent(name,

@@ -7,10 +7,15 @@ import io.breakwater.boot.BreakwaterProperties;
 import io.breakwater.boot.BreakwaterProperties.BudgetSettings;
 import io.breakwater.breaker.BreakerStateStore;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.RateLimit;
 import io.breakwater.redis.RedisBreakerStateStore;
+import io.breakwater.redis.RedisConcurrencyLimit;
 import io.breakwater.redis.RedisIdempotencyStore;
+import io.breakwater.redis.RedisRateLimit;
 import io.breakwater.redis.RedisRetryBudget;
 import io.breakwater.retry.RetryBudget;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.redisson.api.RedissonClient;
@@ -27,12 +32,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import reactor.util.annotation.Nullable;
 
 /**
  * Redis-backed stores on the application's own {@code RedissonClient}, when {@code breakwater-redis-store} is on the
  * class path and the application (or Redisson's starter) defines a client: the idempotency store (unless
  * {@code breakwater.idempotency.store} is {@code memory}), and, for what is configured as shared, the breakers'
- * state store and retry budgets. The stores are closed with the context; the client is the application's.
+ * state store, retry budgets and limits. The stores are closed with the context; the client is the application's.
  */
 @AutoConfiguration(afterName = {"org.redisson.spring.starter.RedissonAutoConfiguration",
     "org.redisson.spring.starter.RedissonAutoConfigurationV2",
@@ -84,6 +90,18 @@ public class BreakwaterRedisAutoConfiguration {
           .minRetriesPerSecond(settings.minRetriesPerSecond()).build();
       budgets.add(budget);
       return budget;
+    }
+
+    @Override
+    public ConcurrencyLimit concurrencyLimit(ConcurrencyLimit template, @Nullable Duration lease) {
+      RedisConcurrencyLimit.Builder b = RedisConcurrencyLimit.builder(redisson, template);
+      ifSet(lease, b::lease);
+      return b.build();
+    }
+
+    @Override
+    public RateLimit rateLimit(RateLimit template) {
+      return RedisRateLimit.builder(redisson, template).build();
     }
 
     @Override

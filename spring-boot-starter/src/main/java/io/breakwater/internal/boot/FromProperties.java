@@ -5,8 +5,11 @@ import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.boot.BreakwaterProperties;
 import io.breakwater.boot.BreakwaterProperties.BackoffSettings;
 import io.breakwater.boot.BreakwaterProperties.BreakerSettings;
+import io.breakwater.boot.BreakwaterProperties.ConcurrencySettings;
+import io.breakwater.boot.BreakwaterProperties.RateSettings;
 import io.breakwater.boot.BreakwaterProperties.RetrySettings;
 import io.breakwater.boot.BreakwaterProperties.TimeoutSettings;
+import io.breakwater.boot.Limits;
 import io.breakwater.breaker.BreakerStateStore;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreakerRegistry;
@@ -14,6 +17,9 @@ import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.internal.idempotency.InMemoryIdempotencyStore;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.ProviderRateLimits;
+import io.breakwater.limit.RateLimit;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryPolicy;
@@ -215,16 +221,61 @@ final class FromProperties {
     if (t.min() != null || t.max() != null) {
       b.bounds(orDefault(t.min(), CallTimeouts.DEFAULT_MIN), orDefault(t.max(), CallTimeouts.DEFAULT_MAX));
     }
-    if (t.warmUp() != null || t.warmUpSamples() != null) {
-      b.warmUp(orDefault(t.warmUp(), CallTimeouts.DEFAULT_WARM_UP),
-          orDefault(t.warmUpSamples(), CallTimeouts.DEFAULT_WARM_UP_SAMPLES));
+    if (t.warmUpTime() != null || t.warmUpSamples() != null) {
+      b.warmUp(orDefault(t.warmUpSamples(), CallTimeouts.DEFAULT_WARM_UP_SAMPLES),
+          orDefault(t.warmUpTime(), CallTimeouts.DEFAULT_WARM_UP_TIME));
     }
     return b.build();
   }
 
+  /** A concurrency limit with {@code s}'s settings, in memory (a template when shared). */
+  static ConcurrencyLimit concurrencyLimit(String name, String property, ConcurrencySettings s) {
+    return checked(property, () -> {
+      ConcurrencyLimit.Builder b = ConcurrencyLimit.builder(name);
+      if (s.adaptive() == (s.limit() != null)) {
+        throw new IllegalArgumentException(s.adaptive()
+            ? "sets both limit and adaptive: keep limit for a fixed limit, or adaptive (with initial, min, max)"
+            : "sets neither limit nor adaptive: add limit (e.g. 10) or adaptive: true");
+      }
+      if (s.adaptive()) {
+        b.adaptive(orDefault(s.initial(), ConcurrencyLimit.DEFAULT_ADAPTIVE_INITIAL),
+            orDefault(s.min(), ConcurrencyLimit.DEFAULT_ADAPTIVE_MIN),
+            orDefault(s.max(), ConcurrencyLimit.DEFAULT_ADAPTIVE_MAX));
+      } else if (s.initial() != null || s.min() != null || s.max() != null) {
+        throw new IllegalArgumentException("sets initial, min or max without adaptive: true: add adaptive: true, "
+            + "or remove them");
+      } else {
+        b.fixed(s.limit());
+      }
+      ifSet(s.maxWait(), b::maxWait);
+      ifSet(s.maxQueue(), b::maxQueue);
+      return b.build();
+    });
+  }
+
+  /** A rate limit with {@code s}'s settings, in memory (a template when shared). */
+  static RateLimit rateLimit(String name, String property, RateSettings s) {
+    return checked(property, () -> {
+      RateLimit.Builder b = RateLimit.builder(name);
+      ifSet(s.requests(), n -> b.requests(n, s.interval()));
+      ifSet(s.tokens(), n -> b.tokens(n, s.interval()));
+      b.providerHeaders(switch (s.providerHeaders()) {
+        case ALL -> ProviderRateLimits.all();
+        case OPEN_AI -> ProviderRateLimits.openAi();
+        case ANTHROPIC -> ProviderRateLimits.anthropic();
+        case RETRY_AFTER -> ProviderRateLimits.retryAfter();
+        case NONE -> ProviderRateLimits.none();
+      });
+      ifSet(s.maxWait(), b::maxWait);
+      ifSet(s.maxQueue(), b::maxQueue);
+      return b.build();
+    });
+  }
+
   /** What a tool's descriptor needs from the application context. */
   record ToolContext(CircuitBreakerRegistry breakers, Function<String, RetryPolicy> policies,
-      Supplier<IdempotencyPolicy> idempotency, MeterRegistry meters, @Nullable ObservationRegistry observations) {}
+      Supplier<IdempotencyPolicy> idempotency, MeterRegistry meters, @Nullable ObservationRegistry observations,
+      Supplier<Limits> limits) {}
 
   /** A builder with the tool's settings; validated when built (see {@link #tool}). */
   static ToolDescriptor.Builder toolBuilder(String name, BreakwaterProperties.Tool t, ToolContext context) {
@@ -240,6 +291,13 @@ final class FromProperties {
     }
     if (t.idempotency()) {
       b.idempotency(context.idempotency().get());
+      String tenantKey = t.tenantKey();
+      if (tenantKey != null) {
+        b.idempotencyNamespace(ctx -> ctx.get(tenantKey));
+      }
+      if (t.singleTenant()) {
+        b.singleTenant();
+      }
     }
     b.transientFields(t.transientFields().toArray(String[]::new));
     t.unavailableAfter().forEach(b::unavailableAfter);
@@ -247,6 +305,8 @@ final class FromProperties {
     b.redact(t.redact().toArray(String[]::new));
     b.logArgs(t.logArgs().toArray(String[]::new));
     ifSet(context.observations(), b::observationRegistry);
+    ifSet(t.concurrencyLimit(), limit -> b.concurrencyLimit(context.limits().get().concurrency(limit)));
+    ifSet(t.rateLimit(), limit -> b.rateLimit(context.limits().get().rate(limit)));
     return b;
   }
 

@@ -2,7 +2,11 @@ package io.breakwater.internal.boot;
 
 import io.breakwater.boot.BreakwaterProperties.BudgetSettings;
 import io.breakwater.breaker.BreakerStateStore;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.RateLimit;
 import io.breakwater.retry.RetryBudget;
+import java.time.Duration;
+import reactor.util.annotation.Nullable;
 
 /**
  * The stores that instances share, when the application has one (Redis): a bean of the Redis auto-configuration,
@@ -15,4 +19,10 @@ public interface SharedStores {
 
   /** A retry budget of {@code name} shared by every instance. */
   RetryBudget retryBudget(String name, BudgetSettings settings);
+
+  /** A concurrency limit shared by every instance, with {@code template}'s name and settings. */
+  ConcurrencyLimit concurrencyLimit(ConcurrencyLimit template, @Nullable Duration lease);
+
+  /** A rate limit shared by every instance, with {@code template}'s name and settings. */
+  RateLimit rateLimit(RateLimit template);
 }

@@ -1,0 +1,323 @@
+package io.breakwater.internal.deadline;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
+import reactor.core.Exceptions;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.annotation.Nullable;
+
+/**
+ * The timers of deadlines: arming and cancelling one costs a lock on one slot and a few pointer writes, not a task on
+ * the {@link Scheduler} (a heap insert under the executor's one lock, then a heap removal).
+ *
+ * <p>Timers are filed by their instant on the scheduler's clock into one of {@value #SLOTS} slots, each covering
+ * 2<sup>{@value #TICK_SHIFT}</sup> ns (about 16.8 ms; after about 18 s the slots wrap round, and a slot holds
+ * timers of several rounds). A slot that holds timers has one task on the scheduler, at the earliest instant among
+ * them, exactly: under {@code VirtualTimeScheduler} a timer fires at the very nanosecond it was filed for. When the
+ * task runs it takes out every timer whose instant has come, schedules itself again at the earliest instant left,
+ * and fires the timers it took, in the order they were filed, without holding any lock. A timer cancelled before its
+ * instant is unlinked at once; a slot left empty disposes its task at once, so a wheel whose timers are all gone
+ * leaves nothing on the scheduler.
+ *
+ * <p>Calls that start close together in time end close together: their timers share a slot and that slot's one
+ * task, so at 10 000 calls in flight the scheduler sees one task per slot in use, scheduled and disposed about once
+ * per 16.8 ms, however many calls there are.
+ *
+ * <p>Wheels are per thread and per scheduler: {@link #of(Scheduler)} gives the wheel of the calling thread for that
+ * scheduler, so calls armed on different threads never contend for a slot's lock (a timer may still be cancelled or
+ * fired from any thread). A thread keeps at most {@value #WHEELS_PER_THREAD} wheels; a wheel holds its scheduler only
+ * weakly, and holds nothing at all while idle, so neither a wheel nor a thread keeps a disposed scheduler (a test's
+ * {@code VirtualTimeScheduler}) alive. There is no state shared by the whole JVM.
+ */
+final class TimerWheel {
+
+  /** log2 of the nanoseconds one slot covers. */
+  static final int TICK_SHIFT = 24;
+  /** The number of slots; a power of two. */
+  static final int SLOTS = 1024;
+  /** The wheels one thread keeps, most recently used first. */
+  static final int WHEELS_PER_THREAD = 4;
+  /** No instant: a slot without a task, a timer that is not filed. */
+  static final long NONE = Long.MAX_VALUE;
+  /**
+   * The longest delay asked of a scheduler (about 73 years): a far instant (a saturated deadline) would overflow the
+   * scheduler's own arithmetic, and {@code VirtualTimeScheduler} would run it at once. The task then runs early and
+   * schedules itself again.
+   */
+  static final long MAX_DELAY = 1L << 61;
+
+  private static final ThreadLocal<TimerWheel[]> WHEELS = ThreadLocal.withInitial(
+      () -> new TimerWheel[WHEELS_PER_THREAD]);
+  private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Slot[].class);
+
+  private final WeakReference<Scheduler> scheduler;
+  private final Slot[] slots = new Slot[SLOTS];
+
+  private TimerWheel(Scheduler scheduler) {
+    this.scheduler = new WeakReference<>(scheduler);
+  }
+
+  /** The calling thread's wheel for {@code scheduler}. */
+  static TimerWheel of(Scheduler scheduler) {
+    TimerWheel[] wheels = WHEELS.get();
+    TimerWheel first = wheels[0];
+    if (first != null && first.scheduler.get() == scheduler) {
+      return first;
+    }
+    int i = 1;
+    while (i < wheels.length && wheels[i] != null && wheels[i].scheduler.get() != scheduler) {
+      i++;
+    }
+    TimerWheel wheel;
+    if (i < wheels.length && wheels[i] != null) {
+      wheel = wheels[i];
+    } else {
+      wheel = new TimerWheel(scheduler);
+      i = Math.min(i, wheels.length - 1);   // full: the least recently used wheel is dropped; its timers still fire
+    }
+    System.arraycopy(wheels, 0, wheels, 1, i);
+    wheels[0] = wheel;
+    return wheel;
+  }
+
+  /** The slot for timers of instant {@code at}. */
+  Slot slot(long at) {
+    int index = (int) (at >> TICK_SHIFT) & (SLOTS - 1);
+    Slot slot = slots[index];
+    if (slot == null) {
+      slot = new Slot();
+      Slot raced = (Slot) SLOT.compareAndExchange(slots, index, null, slot);
+      if (raced != null) {
+        slot = raced;
+      }
+    }
+    return slot;
+  }
+
+  /** The timers filed in this wheel now (for tests: it takes every slot's lock in turn). */
+  int filed() {
+    int n = 0;
+    for (int i = 0; i < SLOTS; i++) {
+      Slot slot = (Slot) SLOT.getVolatile(slots, i);
+      if (slot != null) {
+        n += slot.size();
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Something that fires at an instant. The wheel only files, unlinks and fires it: whoever files it serialises its
+   * own filing (one filing at a time per timer), while a slot's task may take it out concurrently, under the slot's
+   * lock, to fire it.
+   */
+  abstract static class Timer {
+    /** The slot this timer is filed in, or {@code null}; links and {@link #at} are guarded by its lock. */
+    @Nullable volatile Slot slot;
+    long at = NONE;
+    @Nullable Timer prev;
+    @Nullable Timer next;
+    /** The next timer taken out by the same run of a slot's task. */
+    @Nullable Timer nextExpired;
+
+    /** Called once the instant this timer was filed for has come ({@code now >= at}), on the scheduler's thread. */
+    abstract void expire(long now);
+  }
+
+  /** A task to schedule once the locks are released: a slot's earliest instant changed. */
+  record Start(Slot slot, long generation, long at) {
+    /** Schedules the slot's task on {@code scheduler}; rethrows a rejection once the slot has forgotten it. */
+    void run(Scheduler scheduler) {
+      slot.start(generation, at, scheduler);
+    }
+  }
+
+  /** A doubly linked list of timers, with one scheduler task at the earliest instant among them. */
+  static final class Slot {
+    // All guarded by this.
+    @Nullable private Timer head;
+    @Nullable private Timer tail;
+    /** The instant of the task requested last, or NONE when no task is pending. */
+    private long taskAt = NONE;
+    /** Counts task requests, so that a task that was superseded (or has run) is told from the current one. */
+    private long generation;
+    @Nullable private Disposable task;
+
+    /**
+     * Files {@code timer} (not filed anywhere) for {@code at}. Returns the task to start once the caller has released
+     * its locks, or {@code null} when the slot's task already runs early enough.
+     */
+    @Nullable
+    Start file(Timer timer, long at) {
+      synchronized (this) {
+        timer.at = at;
+        timer.next = null;
+        timer.prev = tail;
+        if (tail == null) {
+          head = timer;
+        } else {
+          tail.next = timer;
+        }
+        tail = timer;
+        timer.slot = this;
+        if (at < taskAt) {
+          taskAt = at;
+          return new Start(this, ++generation, at);
+        }
+        return null;
+      }
+    }
+
+    /**
+     * Unlinks {@code timer} if it is still filed here. Returns the slot's task, to dispose once the caller has released
+     * its locks, when the slot is left empty.
+     */
+    @Nullable
+    Disposable unfile(Timer timer) {
+      synchronized (this) {
+        if (timer.slot != this) {
+          return null;   // taken out by the slot's task, which fires it
+        }
+        unlink(timer);
+        if (head == null && taskAt != NONE) {
+          Disposable pending = task;
+          task = null;
+          taskAt = NONE;
+          generation++;
+          return pending;
+        }
+        return null;
+      }
+    }
+
+    private void unlink(Timer timer) {
+      Timer p = timer.prev;
+      Timer n = timer.next;
+      if (p == null) {
+        head = n;
+      } else {
+        p.next = n;
+      }
+      if (n == null) {
+        tail = p;
+      } else {
+        n.prev = p;
+      }
+      timer.prev = null;
+      timer.next = null;
+      timer.slot = null;
+    }
+
+    synchronized int size() {
+      int n = 0;
+      for (Timer t = head; t != null; t = t.next) {
+        n++;
+      }
+      return n;
+    }
+
+    /** Schedules the task of generation {@code g} for {@code at}, unless a later request superseded it. */
+    void start(long g, long at, Scheduler scheduler) {
+      Disposable scheduled;
+      try {
+        // Under a VirtualTimeScheduler a task that is due runs inside schedule(): no lock may be held here.
+        long delay = Math.min(MAX_DELAY, Math.max(0L, at - scheduler.now(TimeUnit.NANOSECONDS)));
+        scheduled = scheduler.schedule(new Run(this, g, scheduler), delay, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException rejected) {
+        synchronized (this) {
+          if (generation == g) {
+            taskAt = NONE;   // the next timer filed here asks again
+          }
+        }
+        throw rejected;
+      }
+      Disposable superseded = scheduled;
+      synchronized (this) {
+        if (generation == g) {
+          superseded = task;
+          task = scheduled;
+        }
+      }
+      if (superseded != null) {
+        superseded.dispose();   // the task this one replaces, or this one if it has run or was replaced already
+      }
+    }
+
+    /**
+     * The slot's task ran: fires every timer whose instant the scheduler's clock has reached, and schedules the next
+     * task. A task that runs before its instant (a clock of coarser grain than the delays, a capped delay) fires
+     * nothing early: it schedules itself again.
+     */
+    void run(long g, Scheduler scheduler) {
+      long now = scheduler.now(TimeUnit.NANOSECONDS);
+      Timer expired = null;
+      Timer expiredTail = null;
+      Start next = null;
+      synchronized (this) {
+        if (generation == g) {
+          generation++;
+          taskAt = NONE;
+          task = null;
+        }
+        long earliest = NONE;
+        for (Timer t = head; t != null; ) {
+          Timer following = t.next;
+          if (t.at <= now) {
+            unlink(t);
+            if (expiredTail == null) {
+              expired = t;
+            } else {
+              expiredTail.nextExpired = t;
+            }
+            expiredTail = t;
+          } else if (t.at < earliest) {
+            earliest = t.at;
+          }
+          t = following;
+        }
+        if (earliest < taskAt) {
+          taskAt = earliest;
+          next = new Start(this, ++generation, earliest);
+        }
+      }
+      Throwable failure = null;
+      if (next != null) {
+        try {
+          next.run(scheduler);
+        } catch (RejectedExecutionException rejected) {
+          // The scheduler is being disposed: the timers left on it die with it, as its own tasks do.
+        }
+      }
+      for (Timer t = expired; t != null; ) {
+        Timer following = t.nextExpired;   // read first: t may be filed and taken out again while it fires
+        t.nextExpired = null;
+        try {
+          t.expire(now);
+        } catch (Throwable e) {
+          Exceptions.throwIfJvmFatal(e);
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+        t = following;
+      }
+      if (failure != null) {
+        throw Exceptions.propagate(failure);   // to the scheduler's error handling, as a timer task's own would go
+      }
+    }
+  }
+
+  /** A slot's task on the scheduler. */
+  private record Run(Slot slot, long generation, Scheduler scheduler) implements Runnable {
+    @Override
+    public void run() {
+      slot.run(generation, scheduler);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package io.breakwater.internal.limit;
+
+import io.breakwater.failure.FailureClassifier;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.annotation.Nullable;
+
+/**
+ * The validated settings of a concurrency limit, in memory or shared.
+ *
+ * @param fixed the fixed limit, or -1 when {@code adaptive} is set
+ */
+public record ConcurrencySettings(String name, int fixed, @Nullable AdaptiveSettings adaptive, Duration maxWait,
+    int maxQueue, FailureClassifier classifier, Supplier<Scheduler> scheduler) {
+
+  public ConcurrencySettings {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(maxWait, "maxWait");
+    Objects.requireNonNull(classifier, "classifier");
+    Objects.requireNonNull(scheduler, "scheduler");
+    LimitNames.check("Concurrency limit", name);
+    if (adaptive == null && fixed < 1) {
+      throw new IllegalArgumentException("Concurrency limit '" + name + "' is fixed(" + fixed
+          + "): give 1 or more calls in flight");
+    }
+    if (maxWait.isNegative()) {
+      throw new IllegalArgumentException("Concurrency limit '" + name + "' maxWait is " + maxWait
+          + ": give zero (refuse at once) or a positive duration");
+    }
+    if (maxQueue < 0) {
+      throw new IllegalArgumentException("Concurrency limit '" + name + "' maxQueue is " + maxQueue
+          + ": give zero (refuse at once) or more calls");
+    }
+  }
+
+  /** {@code maxWait} in nanoseconds, saturated. */
+  public long maxWaitNanos() {
+    return Nanos.of(maxWait);
+  }
+
+  /** The limit a new limiter starts with. */
+  public int initialLimit() {
+    return adaptive == null ? fixed : adaptive.initial();
+  }
+}

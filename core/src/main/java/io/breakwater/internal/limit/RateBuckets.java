@@ -1,0 +1,261 @@
+package io.breakwater.internal.limit;
+
+import io.breakwater.limit.ProviderRateLimits.Quota;
+import io.breakwater.limit.ProviderRateLimits.Reading;
+import java.time.Duration;
+
+/**
+ * The two token buckets of a rate limit, requests and tokens, and what the provider said about them. Not
+ * thread-safe: its owner guards it. Time is in nanoseconds on the owner's clock.
+ *
+ * <ul>
+ *   <li>A bucket holds at most {@code cap} permits and refills continuously at {@code cap / interval}; an unlimited
+ *       bucket has an infinite cap and level.</li>
+ *   <li>Until {@code pacedUntil} a bucket refills at {@code pacedRate} instead, the pace at which the provider said
+ *       it would be full at its reset instant.</li>
+ *   <li>{@code admitted} counts every permit ever taken, so that what a provider said when it admitted a call can be
+ *       rebased to now: permits taken by calls admitted since are taken off its {@code remaining}.</li>
+ *   <li>No permit is taken before {@code blockedUntil} (a provider's {@code retry-after}).</li>
+ *   <li>{@code reserve} is how far this limit's view was above the provider's when a call was answered 429 anyway
+ *       (other clients of the key took permits between two answers): the bucket's level, with the refused call's
+ *       permits given back, minus the provider's {@code remaining} plus what refilled since the call was admitted. A
+ *       call runs only when the bucket holds its weight on top of the reserve. The reserve keeps the largest such
+ *       shortfall, fading by half every {@value #RESERVE_HALF_LIFE_SECONDS} s, and never more than half the
+ *       bucket. It is an offset, not a rate: it delays calls once, it does not slow them down.</li>
+ * </ul>
+ *
+ * <p>The Lua script of the Redis rate limit does the same arithmetic; keep them in step.
+ */
+final class RateBuckets {
+
+  static final int REQUESTS = 0;
+  static final int TOKENS = 1;
+  /** How long every call stops after a 429 that says nothing else. */
+  static final long DEFAULT_429_WAIT_NANOS = 1_000_000_000L;
+  static final long RESERVE_HALF_LIFE_SECONDS = 300;
+  private static final double RESERVE_DECAY_PER_NANO = Math.log(2) / (RESERVE_HALF_LIFE_SECONDS * 1e9);
+
+  private final double[] configured = new double[2];
+  private final double[] interval = new double[2];
+  private final double[] cap = new double[2];
+  private final double[] level = new double[2];
+  private final double[] pacedRate = new double[2];
+  private final long[] pacedUntil = new long[2];
+  private final double[] admitted = new double[2];
+  private final double[] reserve = new double[2];
+  private final long[] reserveAt = new long[2];
+  private long last;
+  private long blockedUntil;
+
+  RateBuckets(RateSettings settings, long now) {
+    init(REQUESTS, settings.requests(), settings.requestInterval());
+    init(TOKENS, settings.tokens(), settings.tokenInterval());
+    this.last = now;
+    this.blockedUntil = now;
+    this.pacedUntil[REQUESTS] = now;
+    this.pacedUntil[TOKENS] = now;
+  }
+
+  private void init(int d, long count, Duration every) {
+    configured[d] = count < 0 ? Double.POSITIVE_INFINITY : count;
+    interval[d] = (every != null ? every : RateSettings.LEARNT_INTERVAL).toNanos();
+    cap[d] = configured[d];
+    level[d] = configured[d];
+  }
+
+  /** Adds what refilled since the last call; a clock that went back changes nothing. */
+  void refill(long now) {
+    if (now - last <= 0) {
+      return;
+    }
+    for (int d = 0; d < 2; d++) {
+      if (level[d] < cap[d]) {
+        long from = last;
+        if (pacedUntil[d] - from > 0) {
+          long to = now - pacedUntil[d] < 0 ? now : pacedUntil[d];
+          level[d] += pacedRate[d] * (to - from);
+          from = to;
+        }
+        if (now - from > 0) {
+          level[d] += rate(d) * (now - from);
+        }
+        if (level[d] > cap[d]) {
+          level[d] = cap[d];
+        }
+      }
+    }
+    last = now;
+  }
+
+  private double rate(int d) {
+    return cap[d] / interval[d];
+  }
+
+  /** Whether {@code tokens} (and one request) can be taken at {@code now}, on top of the reserve; refill first. */
+  boolean canTake(long tokens, long now) {
+    return now - blockedUntil >= 0 && level[REQUESTS] - reserve(REQUESTS, now) >= 1
+        && level[TOKENS] - reserve(TOKENS, now) >= tokens;
+  }
+
+  /** The reserve of {@code d} at {@code now}: the last one, faded since it was set. */
+  double reserve(int d, long now) {
+    double r = reserve[d];
+    return r == 0 ? 0 : r * Math.exp(-RESERVE_DECAY_PER_NANO * Math.max(0, now - reserveAt[d]));
+  }
+
+  void take(long tokens) {
+    level[REQUESTS] -= 1;
+    level[TOKENS] -= tokens;
+    admitted[REQUESTS] += 1;
+    admitted[TOKENS] += tokens;
+  }
+
+  /** Whether a call of {@code tokens} could ever run: the token bucket holds that many when full. */
+  boolean fits(long tokens) {
+    return tokens <= cap[TOKENS] && cap[REQUESTS] >= 1;
+  }
+
+  double admitted(int d) {
+    return admitted[d];
+  }
+
+  /** What could be taken now on top of the reserve, never below zero; refill first. */
+  double available(int d, long now) {
+    return Math.max(0, level[d] - reserve(d, now));
+  }
+
+  /**
+   * Nanoseconds from {@code now} until the buckets hold {@code requests} and {@code tokens} (refill first); 0 when
+   * they do now, {@link Long#MAX_VALUE} when they never will.
+   */
+  long nanosUntil(double requests, double tokens, long now) {
+    long wait = Math.max(0, blockedUntil - now);
+    wait = Math.max(wait, until(REQUESTS, requests + reserve(REQUESTS, now), now));
+    return Math.max(wait, until(TOKENS, tokens + reserve(TOKENS, now), now));
+  }
+
+  private long until(int d, double need, long now) {
+    double deficit = need - level[d];
+    if (deficit <= 0) {
+      return 0;
+    }
+    long from = now;
+    if (pacedUntil[d] - now > 0 && pacedRate[d] > 0) {
+      double paced = pacedRate[d] * (pacedUntil[d] - now);
+      if (paced >= deficit) {
+        return ceil(deficit / pacedRate[d]);
+      }
+      deficit -= paced;
+      from = pacedUntil[d];
+    }
+    double base = rate(d);
+    if (!(base > 0)) {
+      return Long.MAX_VALUE;
+    }
+    return Nanos.add(from - now, ceil(deficit / base));
+  }
+
+  private static long ceil(double nanos) {
+    return nanos >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) Math.ceil(nanos);
+  }
+
+  /** Corrects a call's tokens after it ended: {@code delta} more were used (negative: fewer). */
+  void correct(double delta) {
+    level[TOKENS] = Math.min(cap[TOKENS], level[TOKENS] - delta);
+  }
+
+  /** Gives back what a call took that never reached the provider. */
+  void giveBack(long tokens) {
+    level[REQUESTS] = Math.min(cap[REQUESTS], level[REQUESTS] + 1);
+    level[TOKENS] = Math.min(cap[TOKENS], level[TOKENS] + tokens);
+  }
+
+  /**
+   * Applies what the provider said in the answer to a call admitted when {@code admitted} stood at
+   * {@code admittedRequests} and {@code admittedTokens} (refill first).
+   */
+  void observe(Reading reading, double admittedRequests, double admittedTokens, long admittedAt, long now) {
+    apply(REQUESTS, reading.requests(), admitted[REQUESTS] - admittedRequests, admittedAt, now, false);
+    apply(TOKENS, reading.tokens(), admitted[TOKENS] - admittedTokens, admittedAt, now, false);
+    if (reading.retryAfter() != null) {
+      block(Nanos.add(now, reading.retryAfter().toNanos()));
+    }
+  }
+
+  /**
+   * After a 429 to a call of {@code tokens}: its permits come back (the provider did not count it), the shortfall
+   * goes to the reserve, what it said applies, and no call runs until its {@code retry-after} (1 s without one).
+   */
+  void rejected(Reading reading, long tokens, double admittedRequests, double admittedTokens, long admittedAt,
+      long now) {
+    giveBack(tokens);
+    apply(REQUESTS, reading.requests(), admitted[REQUESTS] - admittedRequests, admittedAt, now, true);
+    apply(TOKENS, reading.tokens(), admitted[TOKENS] - admittedTokens, admittedAt, now, true);
+    if (reading.retryAfter() != null) {
+      block(Nanos.add(now, reading.retryAfter().toNanos()));
+    }
+    if (reading.requests() == null && reading.tokens() == null) {
+      level[REQUESTS] = Math.min(level[REQUESTS], 0);
+      level[TOKENS] = Math.min(level[TOKENS], 0);
+    }
+    if (reading.retryAfter() == null) {
+      block(Nanos.add(now, DEFAULT_429_WAIT_NANOS));
+    }
+  }
+
+  private void block(long until) {
+    if (until - blockedUntil > 0) {
+      blockedUntil = until;
+    }
+  }
+
+  private void apply(int d, Quota q, double takenSince, long admittedAt, long now, boolean shortfall) {
+    if (q == null) {
+      return;
+    }
+    if (q.limit() != Quota.UNKNOWN) {
+      double limit = Math.min(configured[d], q.limit());
+      if (Double.isInfinite(cap[d])) {
+        level[d] = limit;   // a limit learnt for the first time starts full; remaining lowers it below
+      }
+      cap[d] = limit;
+      level[d] = Math.min(level[d], limit);
+    }
+    if (Double.isInfinite(cap[d]) || q.remaining() == Quota.UNKNOWN) {
+      return;
+    }
+    double remaining = q.remaining() - takenSince;
+    if (shortfall) {
+      double gap = level[d] - (remaining + rate(d) * Math.max(0, now - admittedAt));
+      double faded = reserve(d, now);
+      reserve[d] = gap > faded ? Math.min(gap, cap[d] / 2) : faded;
+      reserveAt[d] = now;
+    }
+    level[d] = Math.min(level[d], remaining);
+    double providerLimit = q.limit() != Quota.UNKNOWN ? q.limit() : cap[d];
+    Duration reset = q.reset();
+    if (reset != null && !reset.isZero() && q.remaining() < providerLimit) {
+      long resetNanos = reset.toNanos();
+      pacedRate[d] = Math.min(rate(d), (providerLimit - q.remaining()) / (double) resetNanos);
+      pacedUntil[d] = Nanos.add(now, resetNanos);
+    } else {
+      pacedUntil[d] = now;
+    }
+  }
+
+  /** The permits a call of {@code tokens} costs, in nanoseconds of the scarcer bucket: the fair queue's unit. */
+  double cost(long tokens) {
+    double requestRate = rate(REQUESTS);
+    double tokenRate = rate(TOKENS);
+    return Math.max(requestRate > 0 ? 1 / requestRate : 0, tokenRate > 0 ? tokens / tokenRate : 0);
+  }
+
+  @Override
+  public String toString() {
+    return "requests " + describe(REQUESTS) + ", tokens " + describe(TOKENS);
+  }
+
+  private String describe(int d) {
+    return Double.isInfinite(cap[d]) ? "unlimited" : (long) Math.floor(level[d]) + "/" + (long) cap[d];
+  }
+}

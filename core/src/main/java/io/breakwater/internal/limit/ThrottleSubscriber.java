@@ -1,0 +1,127 @@
+package io.breakwater.internal.limit;
+
+import io.breakwater.limit.CallWeight;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Operators;
+import reactor.util.annotation.Nullable;
+
+/**
+ * Relays one call admitted by a rate limit and settles its permits, exactly once, when it ends: its actual usage
+ * (the last figure its elements carried) replaces its estimate, the provider's headers in an element or in an HTTP
+ * error update the limit, and a call refused by Breakwater further in gets its permits back. It remembers where the
+ * limit's count of admitted permits stood when it was admitted, so that what the provider says about it can be
+ * rebased to now.
+ */
+final class ThrottleSubscriber<T> extends PermitRelay<T> {
+
+  private final RateEngine limit;
+  final long estimate;
+  @Nullable
+  private final ToLongFunction<? super T> usage;
+  @Nullable
+  private Function<? super T, ? extends Map<String, ? extends List<String>>> headers;
+
+  /** Where the limit's count of admitted requests and tokens stood after this call was admitted. */
+  double admittedRequests;
+  double admittedTokens;
+  /** When it was admitted, on the limit's clock. */
+  long admittedAt;
+
+  private long actualTokens = -1;
+  /** A {@code Mono}'s call ends with its value: it is settled then, before its value goes downstream. */
+  private final boolean mono;
+  private boolean settledOnValue;
+
+  ThrottleSubscriber(CoreSubscriber<? super T> actual, RateEngine limit, CallWeight<? super T> weight,
+      boolean mono) {
+    super(actual);
+    this.mono = mono;
+    this.limit = limit;
+    this.estimate = weight.estimate();
+    this.usage = weight.actual();
+    this.headers = weight.headers();
+  }
+
+  /** Records where the limit stood when this call was admitted. */
+  ThrottleSubscriber<T> admitted(double requests, double tokens, long at) {
+    this.admittedRequests = requests;
+    this.admittedTokens = tokens;
+    this.admittedAt = at;
+    return this;
+  }
+
+  @Override
+  String operatorName() {
+    return "throttledBy(" + limit.name() + ")";
+  }
+
+  @Override
+  public void onNext(T t) {
+    checkNotNull(t);
+    if (usage != null || headers != null) {
+      try {
+        read(t);
+      } catch (Throwable e) {
+        s.cancel();
+        onError(Operators.onOperatorError(e, actual.currentContext()));
+        return;
+      }
+    }
+    if (mono && settle()) {
+      // what follows a Mono's value downstream (the next call of a chain) sees the limit corrected
+      settledOnValue = true;
+      limit.completed(this, actualTokens);
+    }
+    actual.onNext(t);
+  }
+
+  private void read(T t) {
+    if (usage != null) {
+      long figure = usage.applyAsLong(t);
+      if (figure >= 0) {
+        actualTokens = figure;
+      }
+    }
+    if (headers != null) {
+      Map<String, ? extends List<String>> found = headers.apply(t);
+      if (found != null) {
+        headers = null;
+        limit.headers(this, found);
+      }
+    }
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    if (settle()) {
+      limit.failed(this, t, actualTokens);
+      actual.onError(t);
+    } else if (settledOnValue) {
+      actual.onError(t);
+    } else {
+      Operators.onErrorDropped(t, actual.currentContext());
+    }
+  }
+
+  @Override
+  public void onComplete() {
+    if (settle()) {
+      limit.completed(this, actualTokens);
+      actual.onComplete();
+    } else if (settledOnValue) {
+      actual.onComplete();
+    }
+  }
+
+  @Override
+  public void cancel() {
+    s.cancel();
+    if (settle() && actualTokens >= 0) {
+      limit.completed(this, actualTokens);
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package io.breakwater.internal.limit;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Supplier;
+import org.reactivestreams.Publisher;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.SignalType;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.annotation.Nullable;
+
+/**
+ * One call's turn in a limit's queue. Its state moves once from {@code WAITING} to {@code GRANTED} (the limit gave it
+ * its permits), {@code CANCELLED} (the caller left) or {@code EXPIRED} (its wait ran out), and from {@code GRANTED}
+ * to {@code CLAIMED} (the call was subscribed, and its subscriber now owns the permits) or {@code CANCELLED} (the
+ * caller left between the grant and the subscription). Every move is a compare-and-set, so whichever of the grant,
+ * the cancellation and the timer comes first wins, and the permits are given back exactly once.
+ */
+abstract class Turn {
+
+  static final int WAITING = 0;
+  static final int GRANTED = 1;
+  static final int CLAIMED = 2;
+  static final int CANCELLED = 3;
+  static final int EXPIRED = 4;
+
+  private volatile int state;
+  private static final AtomicIntegerFieldUpdater<Turn> STATE =
+      AtomicIntegerFieldUpdater.newUpdater(Turn.class, "state");
+
+  private MonoSink<Void> sink;
+  @Nullable
+  private volatile Disposable timer;
+
+  /** Takes the turn out of its queue; called once, by whoever moved it out of {@code WAITING} but the limit. */
+  abstract void leaveQueue();
+
+  /** Gives back the permits of a turn that was granted but never claimed. */
+  abstract void returnGrant();
+
+  /** The error for a turn whose wait ran out. */
+  abstract Throwable expired();
+
+  /**
+   * Subscribes {@code actual} to the call once its turn comes: {@code enqueue} puts the turn in the queue (or grants
+   * or refuses it at once, through {@link #grantNow} and {@link #refuse}); {@code permitted} is the call, subscribed
+   * with the permits held. Cancelling {@code actual} at any point leaves the queue or gives the permits back.
+   */
+  final <T> void run(CoreSubscriber<? super T> actual, Runnable enqueue, Supplier<Publisher<T>> permitted) {
+    Mono.<Void>create(s -> {
+          sink = s;
+          enqueue.run();
+        })
+        .thenMany(Flux.defer(() -> STATE.compareAndSet(this, GRANTED, CLAIMED) ? permitted.get() : Flux.empty()))
+        .doFinally(signal -> {
+          if (signal == SignalType.CANCEL) {
+            abandon();
+          }
+        })
+        .subscribe(actual);
+  }
+
+  /** Starts the wait's timer: after {@code nanos}, a turn still waiting expires. */
+  final void expireAfter(Scheduler scheduler, long nanos) {
+    Disposable t = scheduler.schedule(this::expire, nanos, TimeUnit.NANOSECONDS);
+    timer = t;
+    if (state != WAITING) {
+      t.dispose();
+    }
+  }
+
+  /** Moves a waiting turn to {@code GRANTED}; the caller then calls {@link #deliver()} outside its lock. */
+  final boolean grant() {
+    return STATE.compareAndSet(this, WAITING, GRANTED);
+  }
+
+  /** Runs the call of a granted turn. */
+  final void deliver() {
+    disposeTimer();
+    sink.success();
+  }
+
+  /** Grants a turn that never had to wait (it found its permits while being queued) and runs its call. */
+  final void grantNow() {
+    state = GRANTED;
+    sink.success();
+  }
+
+  /** Refuses a turn that was never queued. */
+  final void refuse(Throwable error) {
+    state = EXPIRED;
+    sink.error(error);
+  }
+
+  /** Refuses a waiting turn that the limit took out of its queue. */
+  final void fail(Throwable error) {
+    if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
+      disposeTimer();
+      sink.error(error);
+    }
+  }
+
+  final boolean isWaiting() {
+    return state == WAITING;
+  }
+
+  private void expire() {
+    if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
+      leaveQueue();
+      sink.error(expired());
+    }
+  }
+
+  private void abandon() {
+    if (STATE.compareAndSet(this, WAITING, CANCELLED)) {
+      disposeTimer();
+      leaveQueue();
+    } else if (STATE.compareAndSet(this, GRANTED, CANCELLED)) {
+      returnGrant();
+    }
+  }
+
+  private void disposeTimer() {
+    Disposable t = timer;
+    if (t != null) {
+      t.dispose();
+    }
+  }
+}

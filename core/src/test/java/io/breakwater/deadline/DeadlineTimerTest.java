@@ -1,0 +1,167 @@
+package io.breakwater.deadline;
+
+import static io.breakwater.Breakwater.perCallTimeout;
+import static io.breakwater.Breakwater.withDeadline;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.testing.TaskCountingScheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
+import reactor.util.retry.Retry;
+
+/**
+ * How deadlines use timers: one per call, whatever the number of deadlines in force on it, each firing at its exact
+ * instant in virtual time, none left once calls end.
+ */
+class DeadlineTimerTest {
+
+  private static DeadlineSpec on(TaskCountingScheduler clock, Duration budget) {
+    return DeadlineSpec.builder(budget).scheduler(() -> clock).build();
+  }
+
+  @Test
+  void aCallWithADeadlineAndAPerCallBudgetHasOnePendingTimer() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    AtomicInteger attempts = new AtomicInteger();
+    List<Throwable> errors = new ArrayList<>();
+
+    Disposable call = Mono.never()
+        .doOnSubscribe(s -> attempts.incrementAndGet())
+        .transformDeferred(perCallTimeout())
+        .retry(1)
+        .transformDeferred(withDeadline(on(clock, Duration.ofSeconds(10))))
+        .subscribe(v -> { }, errors::add);
+    assertThat(clock.pendingTasks()).as("timers pending for the deadline and the per-call budget").isEqualTo(1);
+
+    virtual.advanceTimeBy(Duration.ofSeconds(6));   // the per-call budget passes: the call is retried
+    assertThat(attempts).hasValue(2);
+    assertThat(errors).isEmpty();
+    assertThat(clock.pendingTasks()).as("timers pending for the second attempt").isEqualTo(1);
+
+    call.dispose();
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void theTimerDecidesWhenItFiresWhichDeadlinePassed() {
+    // 10 s task, 2 s between attempts: attempt 1 gets 6 s and times out as a call (at 6 s); attempt 2 starts at 8 s
+    // with 2 s left, gets 1.2 s and times out as a call (at 9.2 s); the task's own deadline passes during the next
+    // wait, at 10 s. One timer served all three.
+    List<String> timeouts = new ArrayList<>();
+    StepVerifier.withVirtualTime(() -> Mono.never()
+            .transformDeferred(perCallTimeout())
+            .doOnError(e -> timeouts.add(e.getMessage()))
+            .retryWhen(Retry.fixedDelay(5, Duration.ofSeconds(2)))
+            .transformDeferred(withDeadline(Duration.ofSeconds(10))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofSeconds(10).minusNanos(1))
+        .then(() -> assertThat(timeouts).containsExactly(
+            "Call 'per-call' timed out: 6s of its 6s per-call budget used",
+            "Call 'per-call' timed out: 1.2s of its 1.2s per-call budget used"))
+        .thenAwait(Duration.ofNanos(1))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(DeadlineExceededException.class)
+            .hasMessage("Deadline 'deadline' exceeded: 10s of 10s used"))
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void callsInFlightFireEachAtItsOwnInstant() {
+    // Many calls whose instants are close (several to a slot of the wheel), armed in random order, some equal, half
+    // of them cancelled: each remaining one fails at exactly its budget, and the cancelled ones never do.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    Random random = new Random(20);
+    int calls = 2_000;
+    long[] budgetNanos = new long[calls];
+    long[] failedAt = new long[calls];
+    List<Disposable> subscriptions = new ArrayList<>();
+    for (int i = 0; i < calls; i++) {
+      budgetNanos[i] = 1 + random.nextInt(5) * 7_000_000L + random.nextInt(3_000) * 97_000L;
+      int call = i;
+      subscriptions.add(Mono.never()
+          .transformDeferred(withDeadline(on(clock, Duration.ofNanos(budgetNanos[i]))))
+          .subscribe(v -> { }, e -> failedAt[call] = virtual.now(TimeUnit.NANOSECONDS)));
+    }
+    for (int i = 0; i < calls; i += 2) {
+      subscriptions.get(i).dispose();
+    }
+
+    virtual.advanceTimeBy(Duration.ofSeconds(1));
+
+    for (int i = 0; i < calls; i++) {
+      assertThat(failedAt[i]).as("call %d, budget %d ns", i, budgetNanos[i]).isEqualTo(i % 2 == 0 ? 0 : budgetNanos[i]);
+    }
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void aDeadlineArmedWhileTimersFireFiresOnTime() {
+    // The first call's error handler starts a second call whose deadline falls in the slot that is firing.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    AtomicLong secondFailedAt = new AtomicLong(-1);
+    Mono.never()
+        .transformDeferred(withDeadline(on(clock, Duration.ofMillis(10))))
+        .subscribe(v -> { }, e -> Mono.never()
+            .transformDeferred(withDeadline(on(clock, Duration.ofMillis(1))))
+            .subscribe(w -> { }, f -> secondFailedAt.set(virtual.now(TimeUnit.MILLISECONDS))));
+
+    virtual.advanceTimeBy(Duration.ofMillis(10));
+    assertThat(secondFailedAt).hasValue(-1);
+    virtual.advanceTimeBy(Duration.ofMillis(1));
+    assertThat(secondFailedAt).hasValue(11);
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void aPerCallTimeoutBesideAnotherInAFlatMapKeepsItsOwnInstant() {
+    // Only one nested deadline shares the task's timer at a time; the others file their own, and each still fires
+    // at its own instant.
+    StepVerifier.withVirtualTime(() -> Flux.range(1, 3)
+            .flatMap(i -> Mono.never()
+                .transformDeferred(perCallTimeout(Duration.ofSeconds(i)))
+                .onErrorResume(CallTimeoutException.class, e -> Mono.just(i)))
+            .transformDeferred(withDeadline(Duration.ofSeconds(30))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofSeconds(1))
+        .expectNext(1)
+        .expectNoEvent(Duration.ofSeconds(1))
+        .expectNext(2)
+        .expectNoEvent(Duration.ofSeconds(1))
+        .expectNext(3)
+        .verifyComplete();
+  }
+
+  @Test
+  void aBudgetTooLargeToAddNeverFiresAndLeavesNoTimerOnceCancelled() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    virtual.advanceTimeBy(Duration.ofDays(1));
+    List<Throwable> errors = new ArrayList<>();
+
+    Disposable call = Mono.never()
+        .transformDeferred(withDeadline(on(clock, Duration.ofNanos(Long.MAX_VALUE - 1))))
+        .subscribe(v -> { }, errors::add);
+    Disposable nearlyAsLarge = Mono.never()
+        .transformDeferred(withDeadline(on(clock, Duration.ofDays(100 * 365))))
+        .subscribe(v -> { }, errors::add);
+    virtual.advanceTimeBy(Duration.ofDays(1_000));
+
+    assertThat(errors).isEmpty();
+    call.dispose();
+    nearlyAsLarge.dispose();
+    assertThat(clock.pendingTasks()).isZero();
+  }
+}

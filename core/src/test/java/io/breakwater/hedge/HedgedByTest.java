@@ -1,0 +1,292 @@
+package io.breakwater.hedge;
+
+import static io.breakwater.Breakwater.hedgedBy;
+import static io.breakwater.Breakwater.withDeadline;
+import static io.breakwater.hedge.ScriptedDependency.answer;
+import static io.breakwater.hedge.ScriptedDependency.answering;
+import static io.breakwater.hedge.ScriptedDependency.failure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.failure.HttpStatusException;
+import io.breakwater.testing.TaskCountingScheduler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+import reactor.test.publisher.PublisherProbe;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+class HedgedByTest {
+
+  static final Duration VERIFY = Duration.ofSeconds(5);
+  static final Duration DELAY = Duration.ofMillis(100);
+
+  final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+  /** A fixed 100 ms hedge whose budget allows a hedge per call (it still starts empty: see {@link #fill}). */
+  HedgePolicy.Builder fixed() {
+    return HedgePolicy.builder().name("search").delay(DELAY).budget(1.0).meterRegistry(meters);
+  }
+
+  /** Puts {@code calls} calls' worth of deposits in the policy's budget with calls that answer at once. */
+  static void fill(HedgePolicy policy, int calls) {
+    for (int i = 0; i < calls; i++) {
+      Mono.just("warm").transformDeferred(hedgedBy(policy)).block();
+    }
+  }
+
+  double counter(String name) {
+    return meters.counter(name, "dependency", "search").count();
+  }
+
+  @Test
+  void aCallThatAnswersBeforeTheDelayStartsNoHedgeAndLeavesNoTimer() {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    TaskCountingScheduler timers = new TaskCountingScheduler(vts);
+    HedgePolicy policy = fixed().scheduler(() -> timers).build();
+    ScriptedDependency dependency = answering(Duration.ofMillis(60));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)), () -> vts, 1)
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(60))
+        .expectNext("a0")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(dependency.calls).hasValue(1);
+    assertThat(timers.scheduledTasks()).as("the hedge timer was armed").isEqualTo(1);
+    assertThat(timers.pendingTasks()).as("and disposed when the call answered").isZero();
+    vts.advanceTimeBy(Duration.ofSeconds(1));
+    assertThat(dependency.calls).as("no hedge ever starts").hasValue(1);
+    assertThat(counter("breakwater.hedge.started")).isZero();
+  }
+
+  @Test
+  void aCallThatAnswersDuringItsSubscriptionArmsNoTimer() {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    TaskCountingScheduler timers = new TaskCountingScheduler(vts);
+    HedgePolicy policy = fixed().scheduler(() -> timers).build();
+    StepVerifier.create(Mono.just("cached").transformDeferred(hedgedBy(policy)))
+        .expectNext("cached")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(timers.scheduledTasks()).isZero();
+  }
+
+  @Test
+  void aSlowCallIsHedgedAfterTheDelayAndTheFirstAnswerWinsAndTheLoserIsCancelled() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    ScriptedDependency dependency = answering(Duration.ofSeconds(10), Duration.ofMillis(100));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(200))
+        .expectNext("a1")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(dependency.startedAtMillis).containsExactly(0L, 100L);
+    dependency.probe(0).assertWasCancelled();
+    dependency.probe(1).assertWasNotCancelled();
+    assertThat(counter("breakwater.hedge.started")).isEqualTo(1);
+    assertThat(counter("breakwater.hedge.won")).isEqualTo(1);
+    assertThat(counter("breakwater.hedge.cancelled")).isEqualTo(1);
+  }
+
+  @Test
+  void thePrimaryStillWinsIfItAnswersBeforeTheHedgeAndThenTheHedgeIsCancelled() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    ScriptedDependency dependency = answering(Duration.ofMillis(150), Duration.ofSeconds(10));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(150))
+        .expectNext("a0")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(dependency.calls).hasValue(2);
+    dependency.probe(1).assertWasCancelled();
+    dependency.probe(0).assertWasNotCancelled();
+    assertThat(counter("breakwater.hedge.won")).isZero();
+    assertThat(counter("breakwater.hedge.cancelled")).isEqualTo(1);
+  }
+
+  @Test
+  void upToMaxHedgesStartOneDelayApart() {
+    HedgePolicy policy = fixed().maxHedges(3).build();
+    fill(policy, 3);
+    ScriptedDependency dependency = answering(Duration.ofSeconds(10), Duration.ofSeconds(10),
+        Duration.ofSeconds(10), Duration.ofMillis(50));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(350))
+        .expectNext("a3")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(dependency.startedAtMillis).containsExactly(0L, 100L, 200L, 300L);
+    for (int i = 0; i < 3; i++) {
+      dependency.probe(i).assertWasCancelled();
+    }
+    assertThat(counter("breakwater.hedge.cancelled")).isEqualTo(3);
+  }
+
+  @Test
+  void noMoreThanMaxHedgesStartHoweverLongTheCallTakes() {
+    HedgePolicy policy = fixed().maxHedges(2).build();
+    fill(policy, 10);
+    ScriptedDependency dependency = answering(Duration.ofSeconds(10));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofSeconds(10))
+        .expectNext("a0")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(dependency.startedAtMillis).containsExactly(0L, 100L, 200L);
+  }
+
+  @Test
+  void aFailedAttemptDoesNotEndTheCallWhileAnotherIsInFlight() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    ScriptedDependency dependency = new ScriptedDependency(n -> n == 0
+        ? failure(new HttpStatusException(503), Duration.ofMillis(150))
+        : answer("hedge", Duration.ofMillis(100)));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(200))
+        .expectNext("hedge")
+        .expectComplete()
+        .verify(VERIFY);
+  }
+
+  @Test
+  void whenTheOnlyAttemptInFlightFailsTheCallFailsAtOnceAndNoHedgeStarts() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    ScriptedDependency dependency = new ScriptedDependency(n -> failure(new HttpStatusException(503),
+        Duration.ofMillis(50)));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(50))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(HttpStatusException.class))
+        .verify(VERIFY);
+    assertThat(dependency.calls).as("a hedge is not a retry").hasValue(1);
+  }
+
+  @Test
+  void whenEveryAttemptFailsTheCallFailsWithTheLastError() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    IOException last = new IOException("connection reset");
+    ScriptedDependency dependency = new ScriptedDependency(n -> n == 0
+        ? failure(new HttpStatusException(503), Duration.ofMillis(150))
+        : failure(last, Duration.ofMillis(100)));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(200))
+        .expectErrorSatisfies(e -> assertThat(e).isSameAs(last))
+        .verify(VERIFY);
+  }
+
+  @Test
+  void anEmptyAnswerWinsToo() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    AtomicInteger calls = new AtomicInteger();
+    Supplier<Mono<String>> call = () -> Mono.defer(() -> calls.getAndIncrement() == 0
+        ? Mono.<String>never()
+        : Mono.delay(Duration.ofMillis(10)).then(Mono.<String>empty()));
+    StepVerifier.withVirtualTime(() -> call.get().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(110))
+        .expectComplete()
+        .verify(VERIFY);
+  }
+
+  @Test
+  void cancellingTheCallCancelsEveryAttemptAndTheTimer() {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    TaskCountingScheduler timers = new TaskCountingScheduler(vts);
+    HedgePolicy policy = fixed().maxHedges(2).scheduler(() -> timers).build();
+    fill(policy, 2);
+    ScriptedDependency dependency = answering(Duration.ofSeconds(10));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)), () -> vts, 1)
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(150))
+        .thenCancel()
+        .verify(VERIFY);
+    assertThat(dependency.calls).hasValue(2);
+    dependency.probe(0).assertWasCancelled();
+    dependency.probe(1).assertWasCancelled();
+    assertThat(timers.pendingTasks()).as("the second hedge's timer was disposed").isZero();
+    assertThat(counter("breakwater.hedge.cancelled")).as("the caller's cancellation is not a lost race").isZero();
+  }
+
+  @Test
+  void hedgesGoToTheAlternatesInTurn() {
+    HedgePolicy policy = fixed().maxHedges(3).build();
+    fill(policy, 3);
+    PublisherProbe<String> eu = PublisherProbe.of(Mono.never());
+    PublisherProbe<String> asia = PublisherProbe.of(
+        Mono.defer(() -> Mono.delay(Duration.ofMillis(150)).thenReturn("asia")));
+    AtomicInteger euCalls = new AtomicInteger();
+    List<Supplier<Mono<String>>> alternates = List.of(
+        () -> {
+          euCalls.incrementAndGet();
+          return eu.mono();
+        },
+        asia::mono);
+    StepVerifier.withVirtualTime(() -> Mono.<String>never().transformDeferred(hedgedBy(policy, alternates)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(350))
+        .expectNext("asia")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(euCalls).as("hedges 1 and 3 went to the first alternate").hasValue(2);
+    eu.assertWasCancelled();
+    asia.assertWasSubscribed();
+  }
+
+  @Test
+  void anAlternateThatCannotBeCalledCountsAsAFailedAttempt() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    StepVerifier.withVirtualTime(() -> Mono.delay(Duration.ofMillis(300)).thenReturn("primary")
+            .transformDeferred(hedgedBy(policy, List.<Supplier<Mono<String>>>of(() -> {
+              throw new IllegalStateException("no such region");
+            }))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(300))
+        .expectNext("primary")
+        .expectComplete()
+        .verify(VERIFY);
+  }
+
+  @Test
+  void underADeadlineTheHedgesAreSpreadSoEachGetsAsLongAsTheGapBeforeIt() {
+    HedgePolicy policy = fixed().delay(Duration.ofSeconds(5)).maxHedges(2).build();
+    fill(policy, 2);
+    ScriptedDependency dependency = answering(Duration.ofSeconds(10), Duration.ofSeconds(10),
+        Duration.ofMillis(100));
+    StepVerifier.withVirtualTime(() -> dependency.call()
+            .transformDeferred(hedgedBy(policy))
+            .transformDeferred(withDeadline(Duration.ofSeconds(3))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(2100))
+        .expectNext("a2")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(dependency.startedAtMillis).containsExactly(0L, 1000L, 2000L);
+  }
+
+  @Test
+  void aPolicyNotBuiltByTheBuilderIsRefused() {
+    HedgePolicy fake = (HedgePolicy) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {HedgePolicy.class}, (proxy, method, args) -> null);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> hedgedBy(fake))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("HedgePolicy.builder()");
+  }
+}

@@ -1,0 +1,181 @@
+package io.breakwater.internal.deadline;
+
+import static io.breakwater.Breakwater.perCallTimeout;
+import static io.breakwater.Breakwater.withDeadline;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.deadline.CallTimeoutException;
+import io.breakwater.deadline.DeadlineExceededException;
+import io.breakwater.deadline.DeadlineSpec;
+import io.breakwater.testing.TaskCountingScheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+class TimerWheelTest {
+
+  @Test
+  void tenThousandCallsWithADeadlineAndAPerCallBudgetHoldOneTimerEach() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    DeadlineSpec spec = DeadlineSpec.builder(Duration.ofSeconds(10)).scheduler(() -> clock).build();
+    List<Disposable> calls = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      calls.add(Mono.never()
+          .transformDeferred(perCallTimeout())
+          .transformDeferred(withDeadline(spec))
+          .subscribe());
+    }
+
+    assertThat(TimerWheel.of(clock).filed()).as("timers filed").isEqualTo(10_000);
+    assertThat(clock.pendingTasks()).as("tasks on the scheduler: one per slot in use").isEqualTo(1);
+
+    calls.forEach(Disposable::dispose);
+    assertThat(TimerWheel.of(clock).filed()).isZero();
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void aThreadKeepsAWheelPerSchedulerAndForgetsTheLeastRecentlyUsed() {
+    List<Scheduler> schedulers = new ArrayList<>();
+    for (int i = 0; i <= TimerWheel.WHEELS_PER_THREAD; i++) {
+      schedulers.add(VirtualTimeScheduler.create());
+    }
+    TimerWheel first = TimerWheel.of(schedulers.get(0));
+    assertThat(TimerWheel.of(schedulers.get(0))).isSameAs(first);
+    for (Scheduler s : schedulers.subList(1, TimerWheel.WHEELS_PER_THREAD)) {
+      TimerWheel.of(s);
+    }
+    assertThat(TimerWheel.of(schedulers.get(0))).as("still kept").isSameAs(first);
+    for (Scheduler s : schedulers.subList(1, schedulers.size())) {
+      TimerWheel.of(s);
+    }
+    assertThat(TimerWheel.of(schedulers.get(0))).as("dropped, made again").isNotSameAs(first);
+  }
+
+  @Test
+  void aTimerThatThrowsDoesNotKeepTheOthersOfItsSlotFromFiring() throws InterruptedException {
+    Scheduler single = Schedulers.newSingle("timer-wheel-test");
+    try {
+      TimerWheel wheel = TimerWheel.of(single);
+      long at = single.now(TimeUnit.NANOSECONDS) + TimeUnit.MILLISECONDS.toNanos(20);
+      CountDownLatch fired = new CountDownLatch(2);
+      List<TimerWheel.Timer> timers = List.of(new Fires(fired::countDown), new Fires(() -> {
+        throw new IllegalStateException("a handler that throws");
+      }), new Fires(fired::countDown));
+      for (TimerWheel.Timer timer : timers) {
+        TimerWheel.Start start = wheel.slot(at).file(timer, at);
+        if (start != null) {
+          start.run(single);
+        }
+      }
+      assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      single.dispose();
+    }
+  }
+
+  private static final int RUNNING = 0;
+  private static final int ENDED = 1;
+  private static final int DISPOSING = 2;
+  private static final int DISPOSED = 3;
+
+  @Test
+  void racingCompletionsCancellationsAndFiringsEndEveryCallOnceAndLeaveNoTask() throws InterruptedException {
+    Scheduler timers = Schedulers.newParallel("timer-wheel-race", 2);
+    Scheduler completer = Schedulers.newSingle("completer");
+    TaskCountingScheduler clock = new TaskCountingScheduler(timers);
+    try {
+      int calls = 3_000;
+      CountDownLatch ended = new CountDownLatch(calls);
+      AtomicInteger twice = new AtomicInteger();
+      AtomicInteger values = new AtomicInteger();
+      AtomicInteger timeouts = new AtomicInteger();
+      AtomicReference<Throwable> unexpected = new AtomicReference<>();
+      List<Disposable> subscriptions = new ArrayList<>();
+      for (int i = 0; i < calls; i++) {
+        Sinks.One<Integer> answer = Sinks.one();
+        DeadlineSpec spec = DeadlineSpec.builder(Duration.ofMillis(2 + i % 4)).scheduler(() -> clock).build();
+        // RUNNING -> ENDED by its signal, or RUNNING -> DISPOSING -> DISPOSED by the canceller. A signal racing the
+        // canceller is legitimate (it may even reach the consumer after dispose() returned, having claimed the
+        // subscriber first); a second signal after the call ended by one is too many.
+        AtomicInteger phase = new AtomicInteger(RUNNING);
+        Runnable end = () -> {
+          if (phase.compareAndSet(RUNNING, ENDED)) {
+            ended.countDown();
+          } else if (phase.get() == ENDED) {
+            twice.incrementAndGet();   // a second terminal signal
+          }
+        };
+        subscriptions.add(answer.asMono()
+            .transformDeferred(perCallTimeout())
+            .retry(2)
+            .transformDeferred(withDeadline(spec))
+            .subscribe(v -> {
+              values.incrementAndGet();
+              end.run();
+            }, e -> {
+              if (e instanceof DeadlineExceededException || e instanceof CallTimeoutException) {
+                timeouts.incrementAndGet();
+              } else {
+                unexpected.set(e);
+              }
+              end.run();
+            }));
+        long delayMicros = ThreadLocalRandom.current().nextLong(4_000);
+        if (i % 7 == 0) {
+          Disposable call = subscriptions.get(i);
+          completer.schedule(() -> {
+            if (phase.compareAndSet(RUNNING, DISPOSING)) {
+              call.dispose();
+              phase.set(DISPOSED);   // from now on a signal is one too many
+              ended.countDown();
+            }
+          }, delayMicros, TimeUnit.MICROSECONDS);
+        } else {
+          completer.schedule(() -> answer.tryEmitValue(1), delayMicros, TimeUnit.MICROSECONDS);
+        }
+      }
+
+      assertThat(ended.await(30, TimeUnit.SECONDS)).as("every call ended").isTrue();
+      Thread.sleep(20);   // let late signals arrive
+      assertThat(unexpected.get()).isNull();
+      assertThat(twice).as("calls signalled twice").hasValue(0);
+      assertThat(values.get() + timeouts.get()).isLessThanOrEqualTo(calls);
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (clock.pendingTasks() != 0 && System.nanoTime() < until) {
+        Thread.sleep(5);   // a slot's task may still be running on a timer thread
+      }
+      assertThat(clock.pendingTasks()).as("tasks left on the scheduler").isZero();
+    } finally {
+      completer.dispose();
+      timers.dispose();
+    }
+  }
+
+  /** A bare timer that runs an action when it fires. */
+  private static final class Fires extends TimerWheel.Timer {
+    private final Runnable action;
+
+    Fires(Runnable action) {
+      this.action = action;
+    }
+
+    @Override
+    void expire(long now) {
+      action.run();
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.breakwater.internal.limit;
+
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.testing.WhiteboxProbeSubscriber;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.tck.SubscriberWhiteboxVerification;
+import org.reactivestreams.tck.TestEnvironment;
+
+/** The Reactive Streams TCK's whitebox rules for the subscriber of a call that holds a concurrency permit. */
+public class PermitSubscriberTckTest extends SubscriberWhiteboxVerification<Integer> {
+
+  private final LocalConcurrencyLimit fixed = (LocalConcurrencyLimit) ConcurrencyLimit.fixed(1_000_000);
+  private final LocalConcurrencyLimit adaptive = (LocalConcurrencyLimit) ConcurrencyLimit.adaptive();
+  private int created;
+
+  public PermitSubscriberTckTest() {
+    super(new TestEnvironment());
+  }
+
+  @Override
+  public Subscriber<Integer> createSubscriber(WhiteboxSubscriberProbe<Integer> probe) {
+    LocalConcurrencyLimit limit = created++ % 2 == 0 ? fixed : adaptive;
+    return new PermitSubscriber<>(new WhiteboxProbeSubscriber<>(probe), limit, false, limit.now());
+  }
+
+  @Override
+  public Integer createElement(int element) {
+    return element;
+  }
+}

@@ -1,0 +1,159 @@
+package io.breakwater.internal.limit;
+
+import static io.breakwater.Breakwater.limitedBy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.failure.FailureClassifier;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.LimitExceededException;
+import io.breakwater.limit.LimitExceededException.Reason;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.publisher.TestPublisher;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+class SharedConcurrencyLimitTest {
+
+  private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+  private final FakePermitStore store = new FakePermitStore(clock);
+
+  @AfterEach
+  void stop() {
+    clock.dispose();
+  }
+
+  private ConcurrencyLimit instance(int limit, boolean failOpen) {
+    return new SharedConcurrencyLimit(new ConcurrencySettings("search", limit, null, Duration.ofSeconds(30), 1000,
+        FailureClassifier.defaults(), () -> clock),
+        new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), failOpen), store);
+  }
+
+  @Test
+  void instancesSharingAStoreNeverHaveMoreThanTheLimitInFlight() {
+    List<ConcurrencyLimit> instances = List.of(instance(5, true), instance(5, true), instance(5, true));
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    AtomicInteger done = new AtomicInteger();
+    Mono<String> call = Mono.defer(() -> {
+      most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+      return Mono.delay(Duration.ofMillis(200), clock).thenReturn("ok").doOnTerminate(inFlight::decrementAndGet);
+    });
+    for (int i = 0; i < 60; i++) {
+      call.transformDeferred(limitedBy(instances.get(i % 3))).subscribe(v -> done.incrementAndGet());
+    }
+    clock.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(done).hasValue(60);
+    assertThat(most).as("at most 5 across the three instances, and 5 reached").hasValue(5);
+    assertThat(store.held()).isZero();
+    instances.forEach(l -> assertThat(l.inFlight()).isZero());
+  }
+
+  @Test
+  void aRunningCallKeepsItsPermitPastItsLeaseAndADeadInstancesPermitsComeBackWhenTheirLeasesRunOut() {
+    ConcurrencyLimit limit = instance(2, true);
+    TestPublisher<String> longCall = TestPublisher.create();
+    longCall.mono().transformDeferred(limitedBy(limit)).subscribe();
+    // a crashed instance took the other permit and will never renew or release it
+    String orphan = store.tryAcquire(Duration.ofSeconds(3)).block();
+    assertThat(orphan).isNotNull();
+    assertThat(store.held()).isEqualTo(2);
+
+    clock.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(store.held()).as("the running call renewed its lease; the orphan's ran out").isEqualTo(1);
+    List<String> answers = new ArrayList<>();
+    Mono.just("next").transformDeferred(limitedBy(limit)).subscribe(answers::add);
+    assertThat(answers).containsExactly("next");
+    longCall.complete();
+    assertThat(store.held()).isZero();
+  }
+
+  @Test
+  void aWaitingCallGetsAPermitFreedByAnotherInstance() {
+    ConcurrencyLimit a = instance(1, true);
+    ConcurrencyLimit b = instance(1, true);
+    TestPublisher<String> onA = TestPublisher.create();
+    onA.mono().transformDeferred(limitedBy(a)).subscribe();
+    List<String> answers = new ArrayList<>();
+    Mono.just("b").transformDeferred(limitedBy(b)).subscribe(answers::add);
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+    assertThat(answers).isEmpty();
+    onA.complete();
+    clock.advanceTimeBy(Duration.ofMillis(50));
+    assertThat(answers).as("b asks again every pollInterval").containsExactly("b");
+  }
+
+  @Test
+  void aCallCancelledWhileItsPermitIsOnItsWayGivesItBack() {
+    ConcurrencyLimit limit = instance(1, true);
+    store.answerDelay = Duration.ofMillis(100);
+    TestPublisher<String> call = TestPublisher.create();
+    Disposable caller = call.mono().transformDeferred(limitedBy(limit)).subscribe();
+    clock.advanceTimeBy(Duration.ofMillis(50));
+    caller.dispose();
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+    call.assertWasNotSubscribed();
+    assertThat(store.held()).isZero();
+    assertThat(limit.inFlight()).isZero();
+    assertThat(limit.queued()).isZero();
+  }
+
+  @Test
+  void anUnreachableStoreLetsCallsThroughALocalLimitOfTheSameSizeWhenFailingOpen() {
+    ConcurrencyLimit limit = instance(2, true);
+    store.down = true;
+    List<TestPublisher<String>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      TestPublisher<String> call = TestPublisher.create();
+      calls.add(call);
+      call.mono().transformDeferred(limitedBy(limit)).subscribe();
+    }
+    clock.advanceTimeBy(Duration.ofMillis(500));
+    calls.get(0).assertWasSubscribed();
+    calls.get(1).assertWasSubscribed();
+    calls.get(2).assertWasNotSubscribed();
+    assertThat(limit.inFlight()).isEqualTo(2);
+    calls.get(0).complete();
+    calls.get(2).assertWasSubscribed();
+    calls.get(1).complete();
+    calls.get(2).complete();
+    assertThat(limit.inFlight()).isZero();
+
+    store.down = false;
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+    Mono.just("back").transformDeferred(limitedBy(limit)).subscribe();
+    assertThat(store.asked).as("a second later the store is asked again").isEqualTo(1);
+  }
+
+  @Test
+  void anUnreachableStoreRefusesCallsWhenFailingClosed() {
+    ConcurrencyLimit limit = instance(2, false);
+    store.down = true;
+    List<Throwable> errors = new ArrayList<>();
+    Mono.just("x").transformDeferred(limitedBy(limit)).subscribe(v -> {}, errors::add);
+    clock.advanceTimeBy(Duration.ofMillis(500));
+    assertThat(errors).singleElement().satisfies(e -> {
+      assertThat(((LimitExceededException) e).reason()).isEqualTo(Reason.STORE_UNAVAILABLE);
+      assertThat(e).hasMessage("Limit 'search' refused the call: fake semaphore did not answer and the limit fails "
+          + "closed");
+    });
+  }
+
+  @Test
+  void aStreamHoldsItsSharedPermitUntilItEnds() {
+    ConcurrencyLimit limit = instance(1, true);
+    TestPublisher<String> stream = TestPublisher.create();
+    Disposable subscription = stream.flux().transformDeferred(limitedBy(limit)).subscribe();
+    stream.next("a", "b");
+    assertThat(store.held()).isEqualTo(1);
+    subscription.dispose();
+    assertThat(store.held()).isZero();
+    assertThat(Flux.just(1, 2).transformDeferred(limitedBy(limit)).collectList().block()).containsExactly(1, 2);
+  }
+}

@@ -1,0 +1,117 @@
+package io.breakwater.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.internal.boot.BreakwaterAutoConfiguration;
+import io.breakwater.internal.boot.InvalidPropertiesException;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.RateLimit;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** breakwater.limits.* builds the limits, tools take them by name, and bad settings name the property. */
+class LimitsPropertiesTest {
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(BreakwaterAutoConfiguration.class));
+
+  @Test
+  void configuredLimitsAreBuiltOnceAndToolsTakeThemByName() {
+    runner.withPropertyValues(
+            "breakwater.limits.concurrency.flights.limit=10",
+            "breakwater.limits.concurrency.flights.max-wait=2s",
+            "breakwater.limits.concurrency.search.adaptive=true",
+            "breakwater.limits.concurrency.search.initial=8",
+            "breakwater.limits.rate.openai.requests=500",
+            "breakwater.limits.rate.openai.tokens=200000",
+            "breakwater.limits.rate.openai.provider-headers=open-ai",
+            "breakwater.tools[flights.search].side-effect=read-only",
+            "breakwater.tools[flights.search].concurrency-limit=flights",
+            "breakwater.tools[flights.search].rate-limit=openai")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          Limits limits = context.getBean(Limits.class);
+          ConcurrencyLimit flights = limits.concurrency("flights");
+          assertThat(flights.name()).isEqualTo("flights");
+          assertThat(flights.limit()).isEqualTo(10);
+          assertThat(limits.concurrency("search").limit()).isEqualTo(8);
+          RateLimit openai = limits.rate("openai");
+          assertThat(openai.availableRequests()).isEqualTo(500);
+          assertThat(openai.availableTokens()).isEqualTo(200_000);
+          var tool = context.getBean(ToolDescriptors.class).descriptor("flights.search");
+          assertThat(tool.concurrencyLimit()).isSameAs(flights);
+          assertThat(tool.rateLimit()).isSameAs(openai);
+          assertThat(limits.concurrencyNames()).containsExactlyInAnyOrder("flights", "search");
+        });
+  }
+
+  @Test
+  void aLimitBeanWinsOverTheConfigurationOfItsName() {
+    runner.withBean(ConcurrencyLimit.class, () -> ConcurrencyLimit.builder("flights").fixed(3).build())
+        .withPropertyValues("breakwater.limits.concurrency.flights.limit=10")
+        .run(context -> assertThat(context.getBean(Limits.class).concurrency("flights").limit()).isEqualTo(3));
+  }
+
+  @Test
+  void aLimitThatIsNeitherFixedNorAdaptiveNamesTheProperty() {
+    runner.withPropertyValues("breakwater.limits.concurrency.flights.max-wait=2s")
+        .run(context -> {
+          InvalidPropertiesException e = ValidationIT.refusal(context.getStartupFailure());
+          assertThat(e.property()).isEqualTo("breakwater.limits.concurrency.flights");
+          assertThat(e.reason()).contains("add limit (e.g. 10) or adaptive: true");
+        });
+  }
+
+  @Test
+  void aBadRateNamesTheProperty() {
+    runner.withPropertyValues("breakwater.limits.rate.openai.requests=-5")
+        .run(context -> assertThat(ValidationIT.refusal(context.getStartupFailure()).property())
+            .isEqualTo("breakwater.limits.rate.openai"));
+  }
+
+  @Test
+  void aToolNamingAnUnconfiguredLimitSaysWhichPropertyToAdd() {
+    runner.withPropertyValues("breakwater.tools[flights.search].side-effect=read-only",
+            "breakwater.tools[flights.search].rate-limit=openai")
+        .run(context -> {
+          InvalidPropertiesException e = ValidationIT.refusal(context.getStartupFailure());
+          assertThat(e.property()).isEqualTo("breakwater.tools[flights.search]");
+          assertThat(e.reason()).contains("breakwater.limits.rate[openai]");
+        });
+  }
+
+  @Test
+  void aSharedLimitWithoutRedisSaysWhatIsMissing() {
+    runner.withPropertyValues("breakwater.limits.concurrency.flights.limit=10",
+            "breakwater.limits.concurrency.flights.shared=true")
+        .run(context -> assertThat(ValidationIT.refusal(context.getStartupFailure()).property())
+            .isEqualTo("breakwater.limits.concurrency.flights.shared"));
+  }
+
+  @Test
+  void unsetSettingsAreTheCoreDefaults() {
+    runner.withPropertyValues("breakwater.limits.concurrency.flights.limit=10",
+            "breakwater.limits.rate.openai.requests=60")
+        .run(context -> {
+          Limits limits = context.getBean(Limits.class);
+          assertThat(limits.concurrency("flights").toString())
+              .isEqualTo(ConcurrencyLimit.builder("flights").fixed(10).build().toString());
+          assertThat(limits.rate("openai").toString()).isEqualTo(RateLimit.builder("openai")
+              .requests(60, Duration.ofMinutes(1)).build().toString());
+        });
+  }
+
+  @Test
+  void theGeneratedMetadataDescribesTheLimits() throws Exception {
+    String metadata;
+    try (var in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      assertThat(in).as("the configuration processor's metadata").isNotNull();
+      metadata = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    assertThat(metadata).contains("\"name\": \"breakwater.limits.concurrency\"",
+        "\"description\": \"concurrency limits, by name\"", "\"name\": \"breakwater.limits.rate\"",
+        "\"description\": \"rate limits, by name\"");
+  }
+}
