@@ -27,7 +27,7 @@ import reactor.core.scheduler.Schedulers;
  *
  * <pre>
  * mvn -B -ntp -q -pl benchmarks -am package -DskipTests
- * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.load.LoadHarness full   # about 6 minutes
+ * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.load.LoadHarness full   # loads of about 3 minutes
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.load.LoadHarness smoke  # seconds
  * </pre>
  *
