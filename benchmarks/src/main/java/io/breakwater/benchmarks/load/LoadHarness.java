@@ -224,6 +224,7 @@ public final class LoadHarness {
     String load = n + " open streams cancelled at once";
     LlmStreamClient client = streams.client("tokens=1000000;gapMs=250", streams.defaultTimeouts(), 2 * n);
     long heapBefore = usedHeapAfterGc();
+    int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
     ServerProcess.Stats before = server.stats();
     AtomicInteger started = new AtomicInteger();
     Disposable all = streams.hold(client, n, started);
@@ -238,6 +239,7 @@ public final class LoadHarness {
     long closeNanos = System.nanoTime() - cancelledAt;
     waitUntil(() -> timers.live() == 0, Duration.ofSeconds(30));
     ServerProcess.Stats after = server.stats();
+    long heapAfter = usedHeapAfterGc();
     report.figure("cancellation storm", load, "streams open before the storm", started.get() + " of " + n
         + " (server connections " + open.open() + ")");
     report.figure("cancellation storm", load, "client heap per open stream (all of it: Netty, Reactor, Breakwater)",
@@ -250,6 +252,10 @@ public final class LoadHarness {
         closed ? Report.ms(closeNanos) : "not within " + LIMIT.toSeconds() + " s");
     report.figure("cancellation storm", load, "timers pending: while open / after", timersOpen + " / "
         + timers.live());
+    report.figure("cancellation storm", load, "client heap after the storm − before it (after GC)",
+        (heapAfter - heapBefore) / 1024 + " KiB");
+    report.figure("cancellation storm", load, "client threads before / after",
+        threadsBefore + " / " + ManagementFactory.getThreadMXBean().getThreadCount());
     report.check("cancellation storm: every connection closed, no timer left", "cancelled "
         + (after.cancelled() - before.cancelled()) + " of " + n + ", timers left " + timers.live(),
         closed && timers.live() == 0);

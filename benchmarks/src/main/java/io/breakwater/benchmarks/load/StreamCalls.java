@@ -69,9 +69,10 @@ final class StreamCalls {
     return builder.build();
   }
 
-  /** The default timeouts (12 s to the first chunk, 3 s idle), on the harness's counted scheduler. */
+  /** The client's timeouts without a deadline (12 s to the first chunk, 3 s idle), on the counted scheduler. */
   StreamTimeouts defaultTimeouts() {
-    return StreamTimeouts.builder().scheduler(scheduler).build();
+    return timeouts(Duration.ofSeconds(StreamTimeouts.DEFAULT_FIRST_ITEM_SECONDS),
+        Duration.ofSeconds(StreamTimeouts.DEFAULT_IDLE_SECONDS));
   }
 
   StreamTimeouts timeouts(Duration firstItem, Duration idle) {
