@@ -85,11 +85,15 @@ public final class LoadHarness {
       try {
         harness.coldStartSoak();
         harness.streamingRamp();
+        harness.streams.closePools();
         for (int n : plan.ramp()) {
           harness.firstTokenBudget(n);
+          harness.streams.closePools();
         }
         harness.faultsUnderLoad();
+        harness.streams.closePools();
         harness.cancellationStorm();
+        harness.streams.closePools();
         harness.toolRates();
       } finally {
         Metrics.globalRegistry.remove(harness.meters);

@@ -36,6 +36,7 @@ final class StreamCalls {
 
   private final String baseUrl;
   private final Supplier<Scheduler> scheduler;
+  private final List<ConnectionProvider> pools = new ArrayList<>();
 
   StreamCalls(String baseUrl, Supplier<Scheduler> scheduler) {
     this.baseUrl = baseUrl;
@@ -63,10 +64,22 @@ final class StreamCalls {
       builder.timeouts(timeouts);
     }
     if (connections > 0) {
-      builder.httpClient(HttpClient.create(ConnectionProvider.builder("load-tuned-" + connections)
-          .maxConnections(connections).pendingAcquireMaxCount(-1).build()));
+      ConnectionProvider pool = ConnectionProvider.builder("load-tuned-" + connections)
+          .maxConnections(connections).pendingAcquireMaxCount(-1).build();
+      synchronized (pools) {
+        pools.add(pool);
+      }
+      builder.httpClient(HttpClient.create(pool));
     }
     return builder.build();
+  }
+
+  /** Closes the pools of the clients built so far, so that one scenario's idle connections do not pile up. */
+  void closePools() {
+    synchronized (pools) {
+      pools.forEach(ConnectionProvider::dispose);
+      pools.clear();
+    }
   }
 
   /** The client's timeouts without a deadline (12 s to the first chunk, 3 s idle), on the counted scheduler. */
