@@ -1,7 +1,7 @@
 package io.breakwater.http;
 
 import io.breakwater.failure.HttpStatusException;
-import io.breakwater.internal.agent.Redactor;
+import io.breakwater.internal.http.ErrorExcerpt;
 import io.breakwater.internal.http.ServerText;
 import io.netty.handler.codec.http.HttpUtil;
 import java.io.ByteArrayOutputStream;
@@ -42,9 +42,9 @@ public final class HttpResponses {
   public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
   /** The most bytes of an error body that are read: 4 KiB. */
-  public static final int MAX_EXCERPT_BYTES = 4 * 1024;
+  public static final int MAX_EXCERPT_BYTES = ErrorExcerpt.MAX_BYTES;
 
-  private static final Redactor REDACTOR = new Redactor(List.of());
+  private static final ErrorExcerpt EXCERPT = ErrorExcerpt.standard();
 
   private HttpResponses() {}
 
@@ -79,7 +79,8 @@ public final class HttpResponses {
   /**
    * For a {@code response((response, body) -> ...)} handler of your own: fails with the {@link HttpStatusException}
    * for {@code response}, after reading at most {@value #MAX_EXCERPT_BYTES} bytes of {@code body} and closing the
-   * connection.
+   * connection. A body that breaks off while it is read only shortens the excerpt: the failure is still the status,
+   * with its headers.
    *
    * <pre>{@code
    * client.get().uri("/events").response((response, body) -> response.status().code() >= 400
@@ -89,9 +90,10 @@ public final class HttpResponses {
    */
   public static <T> Mono<T> statusError(HttpClientResponse response, ByteBufFlux body) {
     return read(body, MAX_EXCERPT_BYTES, true)
+        .onErrorResume(unreadable -> Mono.empty())
         .defaultIfEmpty(new byte[0])
-        .flatMap(excerpt -> Mono.error(new HttpStatusException(response.status().code(), headers(response),
-            excerpt.length == 0 ? null : ServerText.quote(REDACTOR.redactText(new String(excerpt, charset(response)))))));
+        .flatMap(excerpt -> Mono.error(EXCERPT.failure(response.status().code(), headers(response), excerpt,
+            charset(response))));
   }
 
   /** The response's headers as a map of every value by name, for an {@link HttpStatusException}. */

@@ -21,6 +21,7 @@ import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.resources.ConnectionProvider;
+import reactor.netty.tcp.TcpServer;
 
 /** Real Reactor Netty servers on loopback answer with statuses and bodies of every size. */
 class HttpResponsesIT {
@@ -97,6 +98,26 @@ class HttpResponsesIT {
         .isInstanceOfSatisfying(BodyTooLargeException.class, e -> assertThat(e.maxBytes()).isEqualTo(1024 * 1024));
     assertThat(serverConnectionClosed.await(5, TimeUnit.SECONDS)).as("connection closed by the client").isTrue();
     assertThat(bytesSent.get()).isLessThan(64L * 1024 * 1024);
+  }
+
+  @Test
+  void anErrorWhoseBodyBreaksOffStillFailsWithItsStatusAndHeaders() {
+    // a raw server: 1 000 bytes announced, 9 sent, then the connection closes while the excerpt is being read
+    DisposableServer raw = TcpServer.create().host("127.0.0.1").port(0)
+        .handle((in, out) -> in.receive().take(1).then(out.sendString(Mono.just("HTTP/1.1 429 Too Many Requests\r\n"
+            + "Retry-After: 3\r\nContent-Length: 1000\r\n\r\nslow down")).then()))
+        .bindNow();
+    try {
+      HttpClient client = HttpClient.create(pool).host("127.0.0.1").port(raw.port()).disableRetry(true);
+
+      assertThatThrownBy(() -> HttpResponses.bodyAsString(client.get().uri("/")).block(Duration.ofSeconds(5)))
+          .isInstanceOfSatisfying(HttpStatusException.class, e -> {
+            assertThat(e.status()).isEqualTo(429);
+            assertThat(e.header("Retry-After")).contains("3");
+          });
+    } finally {
+      raw.disposeNow();
+    }
   }
 
   @Test

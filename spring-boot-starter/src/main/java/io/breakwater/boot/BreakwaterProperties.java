@@ -36,6 +36,7 @@ import org.springframework.util.unit.DataSize;
  * @param idempotency the idempotency store and policy
  * @param tools tool descriptors, by tool name
  * @param health the Actuator health contributor
+ * @param webclient Breakwater's exchange filter on every Boot-built {@code WebClient}
  */
 @ConfigurationProperties(prefix = "breakwater", ignoreUnknownFields = false)
 public record BreakwaterProperties(
@@ -44,7 +45,8 @@ public record BreakwaterProperties(
     @DefaultValue Retry retry,
     @DefaultValue Idempotency idempotency,
     Map<String, Tool> tools,
-    @DefaultValue Health health) {
+    @DefaultValue Health health,
+    @DefaultValue WebClientFilter webclient) {
 
   public BreakwaterProperties {
     tools = ordered(tools);
@@ -286,4 +288,13 @@ public record BreakwaterProperties(
    *     {@code management.endpoint.health.status.order}) or {@code DOWN}
    */
   public record Health(@DefaultValue("DEGRADED") String openStatus) {}
+
+  /**
+   * {@code BreakwaterExchangeFilter} (module {@code breakwater-spring-webflux}, when it is on the classpath) on every
+   * {@code WebClient.Builder} that Spring Boot builds: the deadline header (named by {@code breakwater.deadline.header})
+   * and the idempotency key go out, error statuses come back as {@code HttpStatusException}s.
+   *
+   * @param enabled whether the starter registers the filter through a {@code WebClientCustomizer}
+   */
+  public record WebClientFilter(@DefaultValue("true") boolean enabled) {}
 }

@@ -22,7 +22,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
     properties = {"breakwater.tools[weather.forecast].side-effect=read-only",
         "management.endpoints.web.exposure.include=health,breakwater",
         "management.endpoint.health.show-details=always"})
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT60S")
 class DefaultsIT {
 
   @Autowired

@@ -31,7 +31,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
         "breakwater.retry.policies.weather.max-retries=5",
         "breakwater.tools[mail.send].side-effect=idempotent-write",
         "management.endpoints.web.exposure.include=breakwater"})
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT60S")
 class UserBeansWinIT {
 
   @TestConfiguration(proxyBeanMethods = false)

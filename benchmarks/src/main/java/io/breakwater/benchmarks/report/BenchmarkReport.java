@@ -18,7 +18,14 @@ import java.util.regex.Pattern;
  * Turns one JMH JSON result file into {@code docs/benchmarks.md} and an SVG chart of the overheads. Every ratio is
  * computed from figures of the same run: overhead = score − the baseline of the same benchmark class.
  *
- * <p>Usage: {@code java -cp benchmarks.jar io.breakwater.benchmarks.report.BenchmarkReport jmh.json out.md out.svg}
+ * <p>Every table of the page is named for quoting, by a line {@code <!-- figures: <name> key=<n> -->} right above
+ * it: another page quotes rows of it under {@code <!-- figures: <name> -->}, and {@code DocFiguresTest} (examples)
+ * fails the build when a quoted row is not the generated one, or when a page gives a benchmark figure of its own
+ * ({@code -Dbreakwater.snippets.update=true} rewrites the quoted rows from this page). A row is known by its first
+ * {@code n} cells, which stay the same from run to run.
+ *
+ * <p>Usage: {@code java -cp benchmarks.jar io.breakwater.benchmarks.report.BenchmarkReport jmh.json out.md out.svg
+ * [--redis RedisThroughput's table] [--heap TenThousandStreamsTest's P8 line]}
  */
 public final class BenchmarkReport {
 
@@ -64,22 +71,45 @@ public final class BenchmarkReport {
   /** A target from shared/PERFORMANCE.md, computed from the results. */
   record Target(String id, String measure, String goal, String figure, Boolean met) {}
 
+  private static final Pattern HEAP_LINE = Pattern.compile(
+      "P8: (\\d+) B of heap per stream with timers, (\\d+) B without: Breakwater's share (-?\\d+) B");
+
   private final Map<String, Map<String, Result>> byClass = new TreeMap<>();
   private JsonNode first;
   private String redisTable;
+  private long[] heap;   // with timers, without, Breakwater's share: bytes per stream
 
   public static void main(String[] args) throws IOException {
-    if (args.length != 3 && args.length != 4) {
-      System.err.println("usage: BenchmarkReport <jmh.json> <out.md> <out.svg> [RedisThroughput's table]");
+    if (args.length < 3 || args.length % 2 == 0) {
+      System.err.println("usage: BenchmarkReport <jmh.json> <out.md> <out.svg> [--redis <RedisThroughput's table>]"
+          + " [--heap <TenThousandStreamsTest's P8 line>]");
       System.exit(2);
     }
     BenchmarkReport report = new BenchmarkReport();
     report.read(Path.of(args[0]));
-    if (args.length == 4 && Files.exists(Path.of(args[3]))) {
-      report.redisTable = Files.readString(Path.of(args[3])).strip();
+    for (int i = 3; i < args.length; i += 2) {
+      Path file = Path.of(args[i + 1]);
+      String text = Files.exists(file) ? Files.readString(file).strip() : "";
+      switch (args[i]) {
+        case "--redis" -> report.redisTable(text);
+        case "--heap" -> report.heapLine(text);
+        default -> throw new IllegalArgumentException("unknown option " + args[i] + ": give --redis or --heap");
+      }
     }
     Files.writeString(Path.of(args[1]), report.markdown(Path.of(args[2]).getFileName().toString()));
     Files.writeString(Path.of(args[2]), report.svg());
+  }
+
+  /** RedisThroughput's markdown table (P6); empty when Redis was not measured. */
+  void redisTable(String table) {
+    this.redisTable = table.isEmpty() ? null : table;
+  }
+
+  /** TenThousandStreamsTest's line {@code P8: <n> B of heap per stream with timers, <n> B without: ...}. */
+  void heapLine(String line) {
+    Matcher m = HEAP_LINE.matcher(line);
+    this.heap = m.find() ? new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)),
+        Long.parseLong(m.group(3))} : null;
   }
 
   void read(Path json) throws IOException {
@@ -155,6 +185,11 @@ public final class BenchmarkReport {
     return n == null || d == null ? null : n.score() / d.score();
   }
 
+  /**
+   * The targets of shared/PERFORMANCE.md, each computed from this run's results, or "not in this run" when its
+   * benchmark did not run (a target without a benchmark yet says so plainly). A new benchmark for a target wires its
+   * variants here.
+   */
   List<Target> targets() {
     List<Target> targets = new ArrayList<>();
     for (String threads : List.of("oneThread", "twoThreads")) {
@@ -169,21 +204,42 @@ public final class BenchmarkReport {
         p2 != null && p2 <= 0.3));
     Double p3 = overheadRatio("PipelineBenchmark", "baseline", "breakwater", "resilience4j", false);
     targets.add(target("P3", "deadline + retry + breaker + per-call timeout / Resilience4j TimeLimiter + "
-        + "CircuitBreaker + Retry, time overhead", "≤ 0.5", p3, p3 != null && p3 <= 0.5));
+        + "CircuitBreaker + Retry, time overhead", "≤ 0.2", p3, p3 != null && p3 <= 0.2));
+    targets.add(noBenchmarkYet("P3b", "a deadline's arm + cancel, 10 000 calls in flight, ns per call", "≤ 100"));
     Double p4 = scoreRatio("IdleTimeoutBenchmark", "idleTimeout", "bare");
-    targets.add(target("P4", "`idleTimeout` on 1 M elements / the bare stream", "≤ 3×", p4, p4 != null && p4 <= 3));
+    targets.add(target("P4", "`idleTimeout`, default mode, on 1 M elements / the bare stream", "≤ 15×", p4,
+        p4 != null && p4 <= 15));
+    Double p4peer = scoreRatio("IdleTimeoutBenchmark", "idleTimeout", "reactorFluxTimeout");
+    targets.add(target("P4", "`idleTimeout`, default mode, on 1 M elements / Reactor `Flux.timeout`", "≤ 0.05",
+        p4peer, p4peer != null && p4peer <= 0.05));
+    Double p4coarse = scoreRatio("IdleTimeoutBenchmark", "idleTimeoutCoarse", "bare");
+    targets.add(target("P4", "`idleTimeout`, coarse mode, on 1 M elements / the bare stream", "≤ 3×", p4coarse,
+        p4coarse != null && p4coarse <= 3));
     Double p5 = scoreRatio("SseDecodeBenchmark", "spring", "breakwater");
     targets.add(target("P5", "SSE decode throughput / Spring's `ServerSentEventHttpMessageReader`", "≥ 2×", p5,
         p5 != null && p5 >= 2));
     Double hit = redisRatio("hit");
     Double miss = redisRatio("miss");
     targets.add(new Target("P6", "Redis `idempotentBy` throughput / `redis-benchmark` SET, concurrency 32",
-        "≥ 0.4×", hit == null || miss == null ? "not in this run" : "hit " + format(hit) + ", miss " + format(miss),
-        hit == null || miss == null ? null : hit >= 0.4 && miss >= 0.4));
+        "hit ≥ 0.6×, miss ≥ 0.3×",
+        hit == null || miss == null ? "not in this run" : "hit " + format(hit) + ", miss " + format(miss),
+        hit == null || miss == null ? null : hit >= 0.6 && miss >= 0.3));
+    targets.add(new Target("P8", "Breakwater's heap per stream, 10 000 streams with idle timers, bytes", "≤ 2048",
+        heap == null ? "not in this run" : String.valueOf(heap[2]), heap == null ? null : heap[2] <= 2048));
     Double p9 = overheadRatio("PipelineBenchmark", "baseline", "breakwater", "resilience4j", true);
     targets.add(target("P9", "allocation of the composed happy path / Resilience4j's stack", "≤ 0.5", p9,
         p9 != null && p9 <= 0.5));
+    targets.add(noBenchmarkYet("P10", "`limitedBy(fixed)`, in-memory `throttledBy` / Resilience4j `BulkheadOperator`,"
+        + " `RateLimiterOperator`", "≤ 0.5"));
+    targets.add(noBenchmarkYet("P11", "`hedgedBy` answered before the hedge delay / `withDeadline`'s overhead",
+        "≤ 1.5"));
+    targets.add(noBenchmarkYet("P12", "assembling an LLM response / decoding the same stream", "≤ 2×"));
     return targets;
+  }
+
+  /** A target of PERFORMANCE.md that no benchmark measures yet: the report says so rather than leave it out. */
+  private static Target noBenchmarkYet(String id, String measure, String goal) {
+    return new Target(id, measure, goal, "no benchmark yet", null);
   }
 
   /** The ratio to SET in RedisThroughput's row for hits or misses, if that table was given. */
@@ -205,8 +261,11 @@ public final class BenchmarkReport {
     md.append("# Benchmarks\n\n");
     md.append("Generated by `benchmarks/run-report.sh` from one JMH run; every ratio compares figures of that same "
         + "run. Scores are the **fastest** measurement iteration (± is JMH's error of the mean, shown to say how noisy "
-        + "the run was): on a shared 2-core machine, noise and late JIT only slow iterations down. Overhead = score − the baseline (no operator) of the same benchmark class; an "
-        + "overhead within the noise of its baseline shows as 0.\n\n");
+        + "the run was): on a shared 2-core machine, noise and late JIT only slow iterations down. Overhead = score − "
+        + "the baseline (no operator) of the same benchmark class; an overhead within the noise of its baseline shows "
+        + "as 0.\n\n");
+    md.append("Other pages quote these tables, never figures of their own: `DocFiguresTest` fails the build when a "
+        + "page gives a benchmark figure that is not a row of this page, and `run-report.sh` refreshes the quotes.\n\n");
     if (first != null) {
       md.append("- JDK: ").append(first.path("jdkVersion").asText()).append(", ").append(first.path("vmName")
           .asText()).append('\n');
@@ -215,16 +274,20 @@ public final class BenchmarkReport {
           .append(" warm-up, ").append(first.path("measurementIterations").asText()).append(" × ")
           .append(first.path("measurementTime").asText()).append(" measurement, `-prof gc`\n");
     }
-    md.append("- Machine: ").append(machine()).append("\n\n");
-    md.append("## Targets (shared/PERFORMANCE.md)\n\n| # | measure | target | this run | |\n|---|---|---|---|---|\n");
+    md.append("- Machine: ").append(machine()).append('\n');
+    md.append("- Load average when the report was written (1, 5, 15 min): ").append(loadAverage())
+        .append(" — other processes share the cores, and the fastest iteration is what they disturb least\n\n");
+
+    md.append("## Targets (shared/PERFORMANCE.md)\n\n");
+    List<String> targetRows = new ArrayList<>();
     for (Target t : targets()) {
-      md.append("| ").append(t.id()).append(" | ").append(t.measure()).append(" | ").append(t.goal()).append(" | ")
-          .append(t.figure()).append(" | ").append(t.met() == null ? "—" : t.met() ? "met" : "**missed**")
-          .append(" |\n");
+      targetRows.add(row(t.id(), t.measure(), t.goal(), t.figure(),
+          t.met() == null ? "—" : t.met() ? "met" : "**missed**"));
     }
+    table(md, "targets", 2, row("#", "measure", "target", "this run", ""), targetRows);
     md.append("\nMeasured outside JMH: **P7** (shared breaker, 0 Redis commands per call) by "
-        + "`RedisBreakerStateStoreIT`; **P8** (10 000 streams, heap per stream, no task left) by "
-        + "`TenThousandStreamsTest`, figures in [reliability.md](reliability.md).\n");
+        + "`RedisBreakerStateStoreIT`; **P8** by `TenThousandStreamsTest` in the same run of `run-report.sh` (below).\n");
+
     md.append("\n## Redis (P6)\n\n");
     if (redisTable == null) {
       md.append("Not measured in this run: `redis-server` and `redis-benchmark` were not on the PATH.\n");
@@ -232,13 +295,27 @@ public final class BenchmarkReport {
       md.append("`io.breakwater.benchmarks.redis.RedisThroughput 32 50000`, in the same run: a `redis-server` on "
           + "loopback, `redis-benchmark -t set -c 32`, then idempotent calls through one Redisson client at the same "
           + "concurrency (a miss claims and completes a new key: 2 round trips; a hit finds it done: 1). Client and "
-          + "server share the machine's cores; see [redis.md](redis.md#throughput-p6).\n\n")
-          .append(redisTable).append('\n');
+          + "server share the machine's cores; see [redis.md](redis.md#throughput-p6).\n\n");
+      md.append("<!-- figures: redis key=1 -->\n").append(redisTable).append('\n');
     }
+
+    md.append("\n## Heap per stream (P8)\n\n");
+    if (heap == null) {
+      md.append("Not measured in this run.\n");
+    } else {
+      md.append("`TenThousandStreamsTest` (core), in the same run: 10 000 concurrent streams that never emit, on a "
+          + "2-thread scheduler, with and without `streamTimeouts` (first-item and idle timers); heap after GC, per "
+          + "stream.\n\n");
+      table(md, "heap-per-stream", 1, row("10 000 streams", "heap per stream, bytes"), List.of(
+          row("with progress timers", String.valueOf(heap[0])),
+          row("without (the bare streams)", String.valueOf(heap[1])),
+          row("Breakwater's share", String.valueOf(heap[2]))));
+    }
+
     md.append("\n## Overhead per operator\n\nScore − the no-operator baseline of the same class, in time and "
         + "allocation; the ratio is Breakwater's overhead over the peer's (lower is better, below 1 Breakwater is "
-        + "cheaper).\n\n| operator | Breakwater ns/op | B/op | peer | peer ns/op | B/op | ratio, time | ratio, "
-        + "allocation |\n|---|---|---|---|---|---|---|---|\n");
+        + "cheaper).\n\n");
+    List<String> overheadRows = new ArrayList<>();
     for (Overhead o : OVERHEADS) {
       Result b = get(o.cls(), o.base());
       Result ours = get(o.cls(), o.ours());
@@ -246,29 +323,44 @@ public final class BenchmarkReport {
       if (b == null || ours == null) {
         continue;
       }
-      md.append("| ").append(o.label()).append(" | ").append(format(over(ours, b, false))).append(" | ")
-          .append(format(over(ours, b, true))).append(" | ").append(o.peer() == null ? "—" : o.peerLabel())
-          .append(" | ").append(peer == null ? "—" : format(over(peer, b, false))).append(" | ")
-          .append(peer == null ? "—" : format(over(peer, b, true))).append(" | ")
-          .append(peer == null ? "—" : format(over(ours, b, false) / Math.max(1e-9, over(peer, b, false))))
-          .append(" | ")
-          .append(peer == null ? "—" : format(over(ours, b, true) / Math.max(1e-9, over(peer, b, true))))
-          .append(" |\n");
+      overheadRows.add(row(o.label(), o.peer() == null ? "—" : o.peerLabel(), format(over(ours, b, false)),
+          format(over(ours, b, true)), peer == null ? "—" : format(over(peer, b, false)),
+          peer == null ? "—" : format(over(peer, b, true)),
+          peer == null ? "—" : format(over(ours, b, false) / Math.max(1e-9, over(peer, b, false))),
+          peer == null ? "—" : format(over(ours, b, true) / Math.max(1e-9, over(peer, b, true)))));
     }
+    table(md, "overhead", 2, row("operator", "peer", "Breakwater ns/op", "B/op", "peer ns/op", "B/op",
+        "ratio, time", "ratio, allocation"), overheadRows);
     md.append("\nThe idle timeout's row is per element of a 1 M-element stream; the SSE row is per decoded event, "
         + "Spring's `ServerSentEventHttpMessageReader` being the peer; idempotency rows are in memory (the Redis "
         + "figures are above).\n");
     md.append("\n![Overheads](").append(svgName).append(")\n\n## All results\n");
     for (var entry : byClass.entrySet()) {
-      md.append("\n### ").append(entry.getKey()).append("\n\n| variant | threads | score | ± | unit | B/op |\n")
-          .append("|---|---|---|---|---|---|\n");
+      md.append("\n### ").append(entry.getKey()).append("\n\n");
+      List<String> rows = new ArrayList<>();
       for (Result r : entry.getValue().values()) {
-        md.append("| ").append(r.variant()).append(" | ").append(r.threads()).append(" | ")
-            .append(format(r.score())).append(" | ").append(format(r.error())).append(" | ").append(r.unit())
-            .append(" | ").append(Double.isNaN(r.bytesPerOp()) ? "—" : format(r.bytesPerOp())).append(" |\n");
+        rows.add(row(r.variant(), String.valueOf(r.threads()), format(r.score()), format(r.error()), r.unit(),
+            Double.isNaN(r.bytesPerOp()) ? "—" : format(r.bytesPerOp())));
       }
+      table(md, "results-" + kebab(entry.getKey()), 1, row("variant", "threads", "score", "±", "unit", "B/op"), rows);
     }
     return md.toString();
+  }
+
+  /** A table named for quoting: its marker, header, separator and rows; rows are known by their first key cells. */
+  private static void table(StringBuilder md, String name, int keyColumns, String header, List<String> rows) {
+    md.append("<!-- figures: ").append(name).append(" key=").append(keyColumns).append(" -->\n").append(header)
+        .append('\n').append("|---".repeat((int) header.chars().filter(c -> c == '|').count() - 1)).append("|\n");
+    rows.forEach(r -> md.append(r).append('\n'));
+  }
+
+  private static String row(String... cells) {
+    return "| " + String.join(" | ", cells) + " |";
+  }
+
+  /** {@code GuardedByBenchmark} as {@code guarded-by-benchmark}. */
+  static String kebab(String className) {
+    return className.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
   }
 
   /** Horizontal bars: overhead in ns/op over the baseline, Breakwater against each peer. */
@@ -325,12 +417,24 @@ public final class BenchmarkReport {
     return s.replace("&", "&amp;").replace("<", "&lt;");
   }
 
+  /** Whole numbers from 100, two decimals below, two significant digits below 0.01 (a ratio of 0.0026 is not 0). */
   private static String format(double value) {
     if (Double.isNaN(value)) {
       return "—";
     }
-    return Math.abs(value) >= 100 ? String.format(Locale.ROOT, "%.0f", value)
-        : String.format(Locale.ROOT, "%.2f", value);
+    double abs = Math.abs(value);
+    return abs >= 100 ? String.format(Locale.ROOT, "%.0f", value)
+        : abs >= 0.01 || abs == 0 ? String.format(Locale.ROOT, "%.2f", value)
+        : String.format(Locale.ROOT, "%.2g", value);
+  }
+
+  private static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return fields[0] + ", " + fields[1] + ", " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown (no /proc/loadavg)";
+    }
   }
 
   private static String machine() {

@@ -8,11 +8,9 @@ import io.breakwater.agent.Tool;
 import io.breakwater.agent.ToolOutcome;
 import io.breakwater.boot.DeadlineDefaults;
 import io.breakwater.boot.ToolDescriptors;
-import io.breakwater.failure.HttpStatusException;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -55,11 +53,12 @@ class AssistantController {
   }
   // end-snippet
 
-  /** A client of one API whose error statuses fail as {@code HttpStatusException}s, headers included. */
+  /**
+   * A client of one API. Boot's builder carries {@code BreakwaterExchangeFilter} (the starter puts it there, since
+   * {@code breakwater-spring-webflux} is on the classpath): error statuses fail as {@code HttpStatusException}s with
+   * their headers, and each request sends the time left before the deadline.
+   */
   private static WebClient client(WebClient.Builder http, String baseUrl) {
-    return http.clone().baseUrl(baseUrl)
-        .defaultStatusHandler(HttpStatusCode::isError, response -> Mono.just(new HttpStatusException(
-            response.statusCode().value(), response.headers().asHttpHeaders().asMultiValueMap())))
-        .build();
+    return http.clone().baseUrl(baseUrl).build();
   }
 }

@@ -2,9 +2,13 @@ package io.breakwater.examples.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.deadline.DeadlineHeader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -24,12 +28,14 @@ import reactor.netty.http.server.HttpServer;
 class TravelAssistantApplicationIT {
 
   static final AtomicInteger FLIGHT_REQUESTS = new AtomicInteger();
+  static final List<String> FLIGHTS_TIME_LEFT = new CopyOnWriteArrayList<>();
   static final DisposableServer WEATHER = HttpServer.create().host("127.0.0.1").port(0)
       .route(r -> r.get("/forecast/{city}", (req, res) -> res.sendString(Mono.just("sunny in " + req.param("city")))))
       .bindNow();
   static final DisposableServer FLIGHTS = HttpServer.create().host("127.0.0.1").port(0)
       .route(r -> r.get("/flights/{city}", (req, res) -> {
         FLIGHT_REQUESTS.incrementAndGet();
+        FLIGHTS_TIME_LEFT.add(String.valueOf(req.requestHeaders().get(DeadlineHeader.DEFAULT_NAME)));
         return res.status(503).sendString(Mono.just("maintenance"));
       }))
       .bindNow();
@@ -57,6 +63,10 @@ class TravelAssistantApplicationIT {
         .jsonPath("$.weather").value(String.class, w -> assertThat(w).contains("sunny in lisbon"))
         .jsonPath("$.flights").value(String.class, f -> assertThat(f).contains("flights.searchCached"));
     assertThat(FLIGHT_REQUESTS.get()).as("the first attempt and the 2 retries of application.yml").isEqualTo(3);
+    assertThat(FLIGHTS_TIME_LEFT).as("each attempt tells the API its share of the caller's 8 s (the starter's filter)")
+        .hasSize(3)
+        .allSatisfy(timeLeft -> assertThat(DeadlineHeader.parse(timeLeft)).isPositive()
+            .isLessThan(Duration.ofSeconds(8).toNanos()));
 
     web.get().uri("/actuator/breakwater").exchange()
         .expectStatus().isOk()

@@ -4,50 +4,53 @@ import dev.langchain4j.http.client.HttpClient;
 import dev.langchain4j.http.client.HttpClientBuilder;
 import dev.langchain4j.http.client.HttpRequest;
 import dev.langchain4j.http.client.SuccessfulHttpResponse;
+import dev.langchain4j.http.client.jdk.JdkHttpClient;
+import dev.langchain4j.http.client.jdk.JdkHttpClientBuilder;
 import dev.langchain4j.http.client.sse.ServerSentEventListener;
 import dev.langchain4j.http.client.sse.ServerSentEventParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
-import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * LangChain4j's HTTP client (any {@link HttpClientBuilder}, the JDK one by default) with streams that can be closed
- * before their first event. LangChain4j 1.19 hands out a {@code StreamingHandle} only with a partial response, so a
- * stream whose model never sends a token cannot be cancelled through it: its connection, and the client thread
- * blocked reading it, would live as long as the server keeps sending keep-alives. Built with this builder, a model
- * gives {@link LangChain4jTokens} the response body of each stream it starts, which it closes on cancellation.
+ * LangChain4j's JDK HTTP client with streams that can be closed whatever they have received: nothing (not even the
+ * response's headers), keep-alives only, or tokens. LangChain4j 1.19 hands out a {@code StreamingHandle} only with a
+ * partial response, so a stream whose model never sends a token cannot be cancelled through it: its connection, and
+ * the client thread blocked reading it, would live as long as the server keeps sending keep-alives (or, without a
+ * response, until the request timeout). Built with this builder, a model gives {@link LangChain4jTokens} each stream
+ * it starts: first its request (cancelled on cancellation: the JDK client closes its connection), then its response
+ * body (closed on cancellation).
  *
  * <pre>{@code
  * OpenAiStreamingChatModel.builder()
- *     .httpClientBuilder(new CancellableHttpClientBuilder(HttpClientBuilderLoader.loadHttpClientBuilder()))
+ *     .httpClientBuilder(new CancellableHttpClientBuilder())
  *     ...
  * }</pre>
  *
- * <p>The body reaches its {@link Body} through the thread that starts the request: LangChain4j's OpenAI model calls
- * the HTTP client on the thread that calls {@code chat}. A model that starts its request on another thread leaves the
- * body unknown, and cancellation falls back to the {@code StreamingHandle}. Thread-safe.
+ * <p>The stream reaches its {@link Body} through the thread that starts the request: LangChain4j's OpenAI model calls
+ * the HTTP client, which calls the JDK client's {@code sendAsync}, on the thread that calls {@code chat}. A model that
+ * started its request on another thread would leave the body unknown, and cancellation would fall back to the
+ * {@code StreamingHandle}. Thread-safe.
  */
 public final class CancellableHttpClientBuilder implements HttpClientBuilder {
 
   private static final ThreadLocal<Body> STARTING = new ThreadLocal<>();
 
-  private final HttpClientBuilder delegate;
-
-  public CancellableHttpClientBuilder(HttpClientBuilder delegate) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
-  }
+  private final JdkHttpClientBuilder delegate = JdkHttpClient.builder()
+      .httpClientBuilder(new CancellableJdkClientBuilder(java.net.http.HttpClient.newBuilder(), STARTING::get));
 
   /**
-   * The response body of one stream: closing it closes the stream's connection, and a body closed before the
-   * response came is closed as soon as it comes.
+   * One stream: its request until the response comes, then its response body. Closing it cancels the request (the
+   * JDK client closes its connection) or closes the body (which closes the connection); what comes after it is closed
+   * is closed as it comes.
    */
   static final class Body {
 
-    private static final InputStream CLOSED = InputStream.nullInputStream();
+    private static final Object CLOSED = new Object();
 
-    private final AtomicReference<InputStream> stream = new AtomicReference<>();
+    private final AtomicReference<Object> current = new AtomicReference<>();
 
     /** Runs {@code start}, which starts at most one streaming request on this thread, as this body's request. */
     void start(Runnable start) {
@@ -59,16 +62,26 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
       }
     }
 
+    /** The request was sent; {@code response} completes when its headers come. */
+    void requested(CompletableFuture<?> response) {
+      if (!current.compareAndSet(null, response)) {
+        response.cancel(true);
+      }
+    }
+
     void opened(InputStream body) {
-      if (!stream.compareAndSet(null, body)) {
+      Object before = current.get();
+      if (before == CLOSED || !current.compareAndSet(before, body)) {
         closeQuietly(body);
       }
     }
 
     void close() {
-      InputStream previous = stream.getAndSet(CLOSED);
-      if (previous != null && previous != CLOSED) {
-        closeQuietly(previous);
+      Object previous = current.getAndSet(CLOSED);
+      if (previous instanceof CompletableFuture<?> request) {
+        request.cancel(true);             // no response yet: the JDK client aborts the exchange
+      } else if (previous instanceof InputStream body) {
+        closeQuietly(body);
       }
     }
 
@@ -120,8 +133,9 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
           client.execute(request, parser, listener);
           return;
         }
+        // the JDK client's sendAsync, on this thread, hands the request to the body (CancellableJdkClientBuilder)
         client.execute(request, (stream, events) -> {
-          body.opened(stream);                // now cancelling can close it, token or not
+          body.opened(stream);                // now cancelling closes the body
           parser.parse(stream, events);
         }, listener);
       }

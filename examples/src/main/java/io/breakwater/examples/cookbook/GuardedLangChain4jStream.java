@@ -5,7 +5,6 @@ import static io.breakwater.Breakwater.streamTimeouts;
 import static io.breakwater.Breakwater.withDeadline;
 
 import dev.langchain4j.data.message.UserMessage;
-import dev.langchain4j.http.client.HttpClientBuilderLoader;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
@@ -48,8 +47,8 @@ public final class GuardedLangChain4jStream {
         .baseUrl(baseUrl)
         .apiKey(apiKey)
         .modelName(modelName)
-        // streams that can be closed before their first token (the JDK client, found as LangChain4j finds it)
-        .httpClientBuilder(new CancellableHttpClientBuilder(HttpClientBuilderLoader.loadHttpClientBuilder()))
+        // the JDK client, with streams that can be closed before their response or their first token
+        .httpClientBuilder(new CancellableHttpClientBuilder())
         .timeout(Duration.ofSeconds(30))   // the JDK client's: it bounds the wait for headers, not the stream
         .build();
   }

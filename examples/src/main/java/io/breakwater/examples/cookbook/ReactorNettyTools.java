@@ -5,26 +5,28 @@ import static io.breakwater.Breakwater.idempotentBy;
 import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.retryWithBudget;
 import static io.breakwater.Breakwater.sideEffect;
+import static io.breakwater.Breakwater.streamTimeouts;
 import static io.breakwater.Breakwater.withDeadline;
 
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.examples.travel.ScriptedToolServer;
 import io.breakwater.examples.travel.TravelAgent.Deposit;
-import io.breakwater.failure.HttpStatusException;
+import io.breakwater.http.HttpResponses;
+import io.breakwater.http.IdempotencyKeyHeader;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.RetryPolicy;
+import io.breakwater.stream.ServerSentEvent;
+import io.breakwater.stream.ServerSentEvents;
+import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.ByteBufMono;
 import reactor.netty.http.client.HttpClient;
-import reactor.netty.http.client.HttpClientResponse;
 
 /**
  * Cookbook: agent tools on plain Reactor Netty {@link HttpClient}. No {@code responseTimeout} to guess: each attempt
@@ -53,50 +55,51 @@ public final class ReactorNettyTools {
 
   // snippet:cookbook-reactor-netty-client
   public static HttpClient client(String host, int port) {
-    return DeadlineHeader.standard().sendOn(     // every request carries the time left
-        HttpClient.create()
-            .host(host)
-            .port(port)
-            .disableRetry(true));                // no silent resend of a request, POSTs included
+    HttpClient client = HttpClient.create()
+        .host(host)
+        .port(port)
+        .disableRetry(true);                     // no silent resend of a request, POSTs included
+    // every request carries the time left and, inside idempotentBy, the idempotency key
+    return IdempotencyKeyHeader.standard().sendOn(DeadlineHeader.standard().sendOn(client));
   }
   // end-snippet
 
   // snippet:cookbook-reactor-netty-tool
   /** A read-only tool: GET {@code path}; an attempt gets at most 2 s, the whole call 10 s. */
   public Mono<String> get(String path) {
-    return http.get().uri(path)
-        .responseSingle(ReactorNettyTools::bodyOrError)
+    return HttpResponses.bodyAsString(http.get().uri(path))        // an error status: HttpStatusException
         .transformDeferred(perCallTimeout(Duration.ofSeconds(2)))  // instead of responseTimeout
         .transformDeferred(guardedBy(breaker))
         .transformDeferred(retryWithBudget(retry))
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
   }
-
-  static Mono<String> bodyOrError(HttpClientResponse response, ByteBufMono body) {
-    if (response.status().code() < 400) {
-      return body.asString();
-    }
-    Map<String, List<String>> headers = new HashMap<>();   // Retry-After, x-should-retry, ...
-    response.responseHeaders().names().forEach(name -> headers.put(name, response.responseHeaders().getAll(name)));
-    return body.asString().defaultIfEmpty("").flatMap(text ->
-        Mono.error(new HttpStatusException(response.status().code(), headers, text)));
-  }
   // end-snippet
 
   // snippet:cookbook-reactor-netty-payment
-  /** A payment: at most one charge per booking; the API gets the key to dedupe on its side too. */
+  /** A payment: at most one charge per booking; the API gets the key (the client sends it) to dedupe too. */
   public Mono<String> deposit(Deposit deposit) {
     IdempotencyKey key = IdempotencyKey.explicit("payments.deposit", deposit.bookingId(), deposit);
-    return http.headers(h -> h.set("Idempotency-Key", key.value()))
-        .post().uri("/payments")
-        .send(ByteBufMono.fromString(Mono.just(deposit.bookingId() + "," + deposit.amountEuros())))
-        .responseSingle(ReactorNettyTools::bodyOrError)
+    return HttpResponses.bodyAsString(http.post().uri("/payments")
+            .send(ByteBufMono.fromString(Mono.just(deposit.bookingId() + "," + deposit.amountEuros()))))
         .transformDeferred(perCallTimeout(Duration.ofSeconds(2)))
         .transformDeferred(guardedBy(breaker))
         .transformDeferred(retryWithBudget(retry))
         .transformDeferred(idempotentBy(key, store, String.class))
         .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+  // end-snippet
+
+  // snippet:cookbook-reactor-netty-events
+  /** A job's progress as server-sent events, timed by progress: a first event in time, then no stall past idle. */
+  public Flux<String> events(String path, StreamTimeouts timeouts) {
+    return http.get().uri(path)
+        .response((response, body) -> response.status().code() >= 400
+            ? HttpResponses.statusError(response, body)
+            : ServerSentEvents.decode(body))          // comments (heartbeats) are not items
+        .map(ServerSentEvent::data)
+        .transformDeferred(streamTimeouts(timeouts))  // a stall cancels the response: its connection is closed
+        .transformDeferred(withDeadline(Duration.ofMinutes(5)));
   }
   // end-snippet
 

@@ -5,25 +5,22 @@ import static io.breakwater.Breakwater.idempotentBy;
 import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.retryWithBudget;
 import static io.breakwater.Breakwater.sideEffect;
+import static io.breakwater.Breakwater.streamTimeouts;
 import static io.breakwater.Breakwater.withDeadline;
 
 import io.breakwater.breaker.CircuitBreaker;
-import io.breakwater.deadline.Deadline;
-import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.examples.travel.ScriptedToolServer;
 import io.breakwater.examples.travel.TravelAgent.Deposit;
-import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryPolicy;
+import io.breakwater.spring.webflux.BreakwaterExchangeFilter;
+import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.web.reactive.function.client.ClientRequest;
-import org.springframework.web.reactive.function.client.ClientResponse;
-import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -56,24 +53,8 @@ public final class WebClientTools {
   public static WebClient client(String baseUrl) {
     return WebClient.builder()
         .baseUrl(baseUrl)
-        .filter(sendDeadline(DeadlineHeader.standard()))  // each attempt tells the server its time left
-        .defaultStatusHandler(HttpStatusCode::isError, WebClientTools::toHttpStatus)
+        .filter(BreakwaterExchangeFilter.create())   // error statuses as HttpStatusException; time left and key sent
         .build();
-  }
-
-  /** Adds the time left before the deadline in force, read from the Context when the request is sent. */
-  static ExchangeFilterFunction sendDeadline(DeadlineHeader header) {
-    return (request, next) -> Mono.deferContextual(ctx -> next.exchange(Deadline.from(ctx)
-        .map(deadline -> ClientRequest.from(request)
-            .header(header.name(), DeadlineHeader.format(deadline.remaining())).build())
-        .orElse(request)));
-  }
-
-  /** An error status as Breakwater's exception: classified by status, and its Retry-After honoured. */
-  static Mono<HttpStatusException> toHttpStatus(ClientResponse response) {
-    return response.bodyToMono(String.class).defaultIfEmpty("")
-        .map(body -> new HttpStatusException(response.statusCode().value(),
-            response.headers().asHttpHeaders().asMultiValueMap(), body));
   }
   // end-snippet
 
@@ -101,8 +82,7 @@ public final class WebClientTools {
   /** A payment: at most one charge per booking, however often the model asks for it. */
   public Mono<String> deposit(Deposit deposit) {
     IdempotencyKey key = IdempotencyKey.explicit("payments.deposit", deposit.bookingId(), deposit);
-    return http.post().uri("/payments")
-        .header("Idempotency-Key", key.value())       // the API dedupes too: the last line of defence
+    return http.post().uri("/payments")              // the filter sends the key: the API dedupes too
         .bodyValue(deposit)
         .retrieve()
         .bodyToMono(String.class)
@@ -112,6 +92,17 @@ public final class WebClientTools {
         .transformDeferred(idempotentBy(key, store, String.class))
         .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+  // end-snippet
+
+  // snippet:cookbook-webclient-events
+  /** A job's progress as server-sent events, timed by progress: a first event in time, then no stall past idle. */
+  public Flux<String> events(String path, StreamTimeouts timeouts) {
+    return http.get().uri(path)
+        .retrieve()
+        .bodyToFlux(String.class)                     // each event's data; comments (heartbeats) are not items
+        .transformDeferred(streamTimeouts(timeouts))  // a stall cancels the exchange: its connection is closed
+        .transformDeferred(withDeadline(Duration.ofMinutes(5)));
   }
   // end-snippet
 

@@ -3,6 +3,7 @@ package io.breakwater.examples.guide;
 import static io.breakwater.Breakwater.*;
 
 import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.http.HttpResponses;
 import io.breakwater.retry.Backoff;
 import io.breakwater.stream.llm.LlmChunk;
 import io.breakwater.stream.llm.LlmStreamClient;
@@ -28,7 +29,7 @@ public final class GettingStarted {
   public Mono<String> weather() {
     HttpClient client = http;
     // snippet:readme-deadline
-    Mono<String> weather = client.get().uri("/weather").responseContent().aggregate().asString()
+    Mono<String> weather = HttpResponses.bodyAsString(client.get().uri("/weather"))   // 4xx, 5xx: HttpStatusException
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
     // end-snippet
     return weather;
@@ -37,7 +38,7 @@ public final class GettingStarted {
   /** Deadline outermost, then classified retries, the breaker, and a timeout per attempt. */
   public Mono<String> flights() {
     // snippet:getting-started-guard-one-call
-    Mono<String> flights = http.get().uri("/flights").responseContent().aggregate().asString()
+    Mono<String> flights = HttpResponses.bodyAsString(http.get().uri("/flights"))   // 4xx, 5xx: a failure
         .transformDeferred(perCallTimeout())                          // each attempt: min(remaining × 0.6, 12 s)
         .transformDeferred(guardedBy(breaker))                        // CircuitBreaker.ofDefaults("flights"), shared
         .transformDeferred(retryWithBudget(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2))))

@@ -16,27 +16,35 @@ import reactor.core.publisher.Flux;
  * official OpenAI Java SDK and OkHttp), pointed at any OpenAI-compatible server.
  *
  * <p>The client's own timeout is on socket reads, so a server that stalls but keeps sending SSE heartbeats keeps the
- * stream alive forever. The heartbeats never reach the {@code Flux}, so Breakwater's progress clock sees the stall:
+ * stream alive forever. The heartbeats never reach the {@code Flux}, so Breakwater's progress clock sees the stall,
+ * and {@link CancellableStreams} makes the cancellation close the stream's connection:
  *
  * <pre>{@code
- * Flux<String> tokens = new GuardedSpringAiStream(model, timeouts).tokens("Plan a trip to Lyon");
+ * CancellableStreams streams = new CancellableStreams();
+ * OpenAiChatModel model = GuardedSpringAiStream.model("https://api.example.com/v1", "gpt-4o-mini", streams);
+ * Flux<String> tokens = new GuardedSpringAiStream(model, streams, timeouts, Duration.ofSeconds(60))
+ *     .tokens("Plan a trip to Lyon");
  * }</pre>
  */
 public final class GuardedSpringAiStream {
 
   private final OpenAiChatModel model;
+  private final CancellableStreams streams;
   private final StreamTimeouts timeouts;
   private final Duration taskBudget;
 
-  public GuardedSpringAiStream(OpenAiChatModel model, StreamTimeouts timeouts, Duration taskBudget) {
+  /** A guard for {@code model}, which must have been built with {@code streams.customizer()}. */
+  public GuardedSpringAiStream(OpenAiChatModel model, CancellableStreams streams, StreamTimeouts timeouts,
+      Duration taskBudget) {
     this.model = model;
+    this.streams = streams;
     this.timeouts = timeouts;
     this.taskBudget = taskBudget;
   }
 
   // snippet:cookbook-spring-ai-model
   /** A Spring AI chat model for the OpenAI-compatible server at {@code baseUrl} (e.g. {@code http://host:port/v1}). */
-  public static OpenAiChatModel model(String baseUrl, String modelName) {
+  public static OpenAiChatModel model(String baseUrl, String modelName, CancellableStreams streams) {
     return OpenAiChatModel.builder()
         .options(OpenAiChatOptions.builder()
             .baseUrl(baseUrl)
@@ -45,6 +53,7 @@ public final class GuardedSpringAiStream {
             .maxRetries(0)                      // retries belong to the caller, who knows what was delivered
             .timeout(Duration.ofMinutes(5))     // the SDK's socket timeout: heartbeats keep resetting it anyway
             .build())
+        .httpClientBuilderCustomizer(streams.customizer())   // a cancelled stream cancels its HTTP call
         .build();
   }
   // end-snippet
@@ -52,7 +61,7 @@ public final class GuardedSpringAiStream {
   // snippet:cookbook-spring-ai-tokens
   /** The answer's text, token by token: a first token within the first-item timeout, then no stall longer than idle. */
   public Flux<String> tokens(String question) {
-    return model.stream(new Prompt(question))
+    return streams.stream(model, new Prompt(question))   // cancelling it closes the connection
         .map(GuardedSpringAiStream::text)
         .filter(text -> !text.isEmpty())
         .transformDeferred(streamTimeouts(timeouts))      // first token, then no stall longer than idle

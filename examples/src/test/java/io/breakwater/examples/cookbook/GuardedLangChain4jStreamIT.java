@@ -7,6 +7,8 @@ import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.breakwater.examples.travel.ScriptedLlmServer;
+import io.breakwater.examples.zombies.WalkAwayServer;
+import io.breakwater.examples.zombies.ZombieCheck;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
@@ -20,6 +22,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
@@ -33,9 +37,12 @@ class GuardedLangChain4jStreamIT {
       .firstItem(Duration.ofSeconds(2)).idle(Duration.ofSeconds(1)).build();
 
   private static GuardedLangChain4jStream guarded(ScriptedLlmServer server) {
-    return new GuardedLangChain4jStream(
-        GuardedLangChain4jStream.model(server.baseUrl() + "/v1", "not-needed-locally", "local"), TIMEOUTS,
-        RetryPolicy.builder().name("llm").maxRetries(2).build());
+    return guarded(server.baseUrl());
+  }
+
+  private static GuardedLangChain4jStream guarded(String baseUrl) {
+    return new GuardedLangChain4jStream(GuardedLangChain4jStream.model(baseUrl + "/v1", "not-needed-locally", "local"),
+        TIMEOUTS, RetryPolicy.builder().name("llm").maxRetries(2).build());
   }
 
   /** The first LangChain4j call in a JVM takes seconds (class loading): not the first-item timeout's business. */
@@ -132,5 +139,17 @@ class GuardedLangChain4jStreamIT {
       awaitStalledStreamsClosed(server, 1);
       assertThat(server.stalledStreamsClosed()).isEqualTo(1);
     }
+  }
+
+  /** A thread still inside a LangChain4j stream: its SSE parser reading the body (idle pool threads show none). */
+  private static final String[] CLIENT_CALL_FRAMES = {"dev.langchain4j."};
+
+  @ParameterizedTest
+  @EnumSource(WalkAwayServer.Stall.class)
+  void twentyStalledStreamsAreAllClosedWithinOneSecondOfTheirTimeoutAndNoClientThreadIsLeft(WalkAwayServer.Stall stall)
+      throws InterruptedException {
+    // before a first token each stream is asked again twice (three requests), then gives up
+    ZombieCheck.everyStalledStreamIsClosed(stall, walkAway -> guarded(walkAway.baseUrl()).answer("hi"),
+        CLIENT_CALL_FRAMES);
   }
 }

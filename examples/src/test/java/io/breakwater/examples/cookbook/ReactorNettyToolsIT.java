@@ -6,13 +6,19 @@ import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.examples.travel.ScriptedToolServer;
 import io.breakwater.examples.travel.TravelAgent.Deposit;
+import io.breakwater.examples.zombies.WalkAwayServer;
+import io.breakwater.examples.zombies.ZombieCheck;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.scheduler.Schedulers;
 
 /** The Reactor Netty recipe against the scripted tool server on loopback. */
@@ -79,5 +85,27 @@ class ReactorNettyToolsIT {
     assertThat(server.charges()).isEqualTo(1);
     assertThat(server.chargesFor(IdempotencyKey.explicit("payments.deposit", "booking-7", deposit).value()))
         .isEqualTo(1);
+  }
+
+  /** 2 s for a first event, then 1 s between events. */
+  private static final StreamTimeouts EVENT_TIMEOUTS = StreamTimeouts.builder()
+      .firstItem(Duration.ofSeconds(2)).idle(Duration.ofSeconds(1)).build();
+
+  private static ReactorNettyTools tools(WalkAwayServer walkAway) {
+    return new ReactorNettyTools(ReactorNettyTools.client("127.0.0.1", walkAway.port()), CircuitBreaker.ofDefaults("events"),
+        WebClientTools.retryPolicy(), IdempotencyStore.inMemory());
+  }
+
+  @BeforeAll
+  static void warmUp() {
+    ZombieCheck.warmUp(walkAway -> tools(walkAway).events("/events", StreamTimeouts.builder().firstItem(Duration.ofMinutes(1)).build()));
+  }
+
+  @ParameterizedTest
+  @EnumSource(WalkAwayServer.Stall.class)
+  void twentyStalledEventStreamsAreAllClosedWithinOneSecondOfTheirTimeout(WalkAwayServer.Stall stall)
+      throws InterruptedException {
+    // non-blocking: no thread is held by a stream, so there is no thread to look for
+    ZombieCheck.everyStalledStreamIsClosed(stall, walkAway -> tools(walkAway).events("/events", EVENT_TIMEOUTS));
   }
 }

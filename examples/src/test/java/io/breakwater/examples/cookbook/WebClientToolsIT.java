@@ -9,15 +9,21 @@ import io.breakwater.breaker.CircuitBreakerOpenException;
 import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.examples.travel.ScriptedToolServer;
 import io.breakwater.examples.travel.TravelAgent.Deposit;
+import io.breakwater.examples.zombies.WalkAwayServer;
+import io.breakwater.examples.zombies.ZombieCheck;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.retry.RetryExhaustedException;
+import io.breakwater.stream.StreamTimeouts;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.scheduler.Schedulers;
 
 /** The WebClient recipe against the scripted tool server on loopback. */
@@ -102,5 +108,27 @@ class WebClientToolsIT {
     assertThatThrownBy(() -> tools.get("/attractions").block(Duration.ofSeconds(15)))
         .isInstanceOf(CircuitBreakerOpenException.class);
     assertThat(server.attractionRequests()).isEqualTo(3);
+  }
+
+  /** 2 s for a first event, then 1 s between events. */
+  private static final StreamTimeouts EVENT_TIMEOUTS = StreamTimeouts.builder()
+      .firstItem(Duration.ofSeconds(2)).idle(Duration.ofSeconds(1)).build();
+
+  private static WebClientTools tools(WalkAwayServer walkAway) {
+    return new WebClientTools(WebClientTools.client(walkAway.baseUrl()), CircuitBreaker.ofDefaults("events"),
+        WebClientTools.retryPolicy(), IdempotencyStore.inMemory());
+  }
+
+  @BeforeAll
+  static void warmUp() {
+    ZombieCheck.warmUp(walkAway -> tools(walkAway).events("/events", StreamTimeouts.builder().firstItem(Duration.ofMinutes(1)).build()));
+  }
+
+  @ParameterizedTest
+  @EnumSource(WalkAwayServer.Stall.class)
+  void twentyStalledEventStreamsAreAllClosedWithinOneSecondOfTheirTimeout(WalkAwayServer.Stall stall)
+      throws InterruptedException {
+    // non-blocking: no thread is held by a stream, so there is no thread to look for
+    ZombieCheck.everyStalledStreamIsClosed(stall, walkAway -> tools(walkAway).events("/events", EVENT_TIMEOUTS));
   }
 }

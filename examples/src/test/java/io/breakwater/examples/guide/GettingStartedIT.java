@@ -2,11 +2,14 @@ package io.breakwater.examples.guide;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.retry.RetryExhaustedException;
+import io.breakwater.retry.RetryStopReason;
 import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.LlmStreamClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,6 +52,65 @@ class GettingStartedIT {
   void aResetConnectionIsRetriedWithinTheDeadline() {
     assertThat(guide.flights().block(Duration.ofSeconds(10))).isEqualTo("BW123");
     assertThat(flightRequests).hasValue(2);
+  }
+
+  /** What the snippet did against a server whose first answer to /flights is a 429 with these headers. */
+  private record Outcome(String answer, Throwable error, long endNanos, List<Long> requestNanos) {
+    Duration waitBeforeTheRetry() {
+      assertThat(requestNanos).as("a 429, then one retry").hasSize(2);
+      return Duration.ofNanos(requestNanos.get(1) - requestNanos.get(0));
+    }
+  }
+
+  private static Outcome flightsAfterA429(Map<String, String> headers) {
+    List<Long> requestNanos = new CopyOnWriteArrayList<>();
+    DisposableServer limited = HttpServer.create().host("127.0.0.1").port(0)
+        .route(routes -> routes.get("/flights", (req, res) -> {
+          requestNanos.add(System.nanoTime());
+          if (requestNanos.size() > 1) {
+            return res.sendString(Mono.just("BW123"));
+          }
+          headers.forEach(res::header);
+          return res.status(429).sendString(Mono.just("slow down"));
+        }))
+        .bindNow();
+    try {
+      GettingStarted snippet = new GettingStarted(HttpClient.create().host("127.0.0.1").port(limited.port()));
+      try {
+        String answer = snippet.flights().block(Duration.ofSeconds(15));
+        return new Outcome(answer, null, System.nanoTime(), requestNanos);
+      } catch (RuntimeException e) {
+        return new Outcome(null, e, System.nanoTime(), requestNanos);
+      }
+    } finally {
+      limited.disposeNow();
+    }
+  }
+
+  @Test
+  void aRateLimitWaitsItsRetryAfterBeforeTheRetry() {
+    Outcome outcome = flightsAfterA429(Map.of("Retry-After", "1"));
+
+    assertThat(outcome.answer()).isEqualTo("BW123");
+    assertThat(outcome.waitBeforeTheRetry()).isBetween(Duration.ofSeconds(1), Duration.ofMillis(4_500));
+  }
+
+  @Test
+  void aRateLimitWithoutRetryAfterWaitsAtLeastFiveSecondsOrFailsAtOnceWhenTheWaitWouldNotFit() {
+    // the wait is 5 s + full jitter on a 5 s base; the deadline has 10 s: a wait that leaves no time for the
+    // attempt is not slept through, the call fails at once
+    Outcome outcome = flightsAfterA429(Map.of());
+
+    if (outcome.error() == null) {
+      assertThat(outcome.answer()).isEqualTo("BW123");
+      assertThat(outcome.waitBeforeTheRetry()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
+    } else {
+      assertThat(outcome.error()).isInstanceOfSatisfying(RetryExhaustedException.class,
+          e -> assertThat(e.reason()).isEqualTo(RetryStopReason.DEADLINE));
+      assertThat(outcome.requestNanos()).hasSize(1);
+      assertThat(Duration.ofNanos(outcome.endNanos() - outcome.requestNanos().get(0))).as("after the 429")
+          .isLessThan(Duration.ofSeconds(1));
+    }
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.breakwater.examples.snippets.Snippets.Region;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -83,12 +84,29 @@ class DocSnippetsTest {
   void everyQuotedBlockMatchesItsRegionInTheExamples() {
     List<String> stale = blocks.stream()
         .filter(b -> b.name() != null && regions.containsKey(b.name()))
-        .filter(b -> !b.text().equals(regions.get(b.name()).text()))
+        .filter(b -> !b.text().equals(regions.get(b.name()).quotedText(b.withImports())))
         .map(b -> Snippets.where(b.page(), b.fenceLine()) + ": differs from " + regions.get(b.name()).file() + ":"
             + regions.get(b.name()).line()
             + " (refresh with -Dbreakwater.snippets.update=true, see this test's javadoc)")
         .toList();
     assertThat(stale).isEmpty();
+  }
+
+  @Test
+  void theFirstSnippetOfEveryPageShowsItsImports() {
+    Map<Path, Block> firstOfPage = new LinkedHashMap<>();
+    blocks.forEach(b -> firstOfPage.putIfAbsent(b.page(), b));
+    List<String> withoutImports = firstOfPage.values().stream()
+        .filter(b -> !b.withImports() && !showsImports(b.text()))
+        .map(b -> Snippets.where(b.page(), b.fenceLine() - 1) + ": the page's first snippet must show its imports: "
+            + "write <!-- snippet: " + b.name() + " with-imports --> and refresh (see this test's javadoc)")
+        .toList();
+    assertThat(withoutImports).isEmpty();
+  }
+
+  /** A block that is itself a list of imports (as a page may show before quoting a class's parts) shows them. */
+  private static boolean showsImports(String text) {
+    return text.lines().anyMatch(line -> line.startsWith("import "));
   }
 
   @Test

@@ -2,13 +2,18 @@ package io.breakwater.examples.snippets;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -18,21 +23,99 @@ import java.util.stream.Stream;
  *
  * <p>In an example's Java source, a quoted region sits between {@code // snippet:<name>} and {@code // end-snippet},
  * each on its own line. In markdown, a fenced {@code java} block quotes it when the line right above the fence is
- * {@code <!-- snippet: <name> -->}; the block holds the region with its common indentation removed.
+ * {@code <!-- snippet: <name> -->}; the block holds the region with its common indentation removed. With
+ * {@code <!-- snippet: <name> with-imports -->} the block starts with the imports of the region's source file that the
+ * region uses in its code, comments aside (a class's static members when the region calls one of them unqualified;
+ * never the examples' own domain types), so that a reader can compile what they copy.
  */
 final class Snippets {
 
   private static final Pattern START = Pattern.compile("^\\s*// snippet:(\\S*)\\s*$");
   private static final Pattern END = Pattern.compile("^\\s*// end-snippet\\s*$");
-  private static final Pattern MARKER = Pattern.compile("^<!-- snippet: (\\S+) -->$");
+  private static final Pattern MARKER = Pattern.compile("^<!-- snippet: (\\S+)( with-imports)? -->$");
+  private static final Pattern IMPORT = Pattern.compile("^import (static )?([\\w.]+)(\\.\\*)?;$");
   private static final Pattern NAME = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)*");
   private static final String FENCE = "```";
+  private static final String EXAMPLES_PACKAGE = "io.breakwater.examples.";
+  private static final Pattern COMMENT = Pattern.compile("//[^\\n]*|/\\*.*?\\*/", Pattern.DOTALL);
 
-  /** A named region of an example source. */
-  record Region(String name, Path file, int line, String text) {}
+  /** A named region of an example source, with the import lines of its file. */
+  record Region(String name, Path file, int line, String text, List<String> fileImports) {
 
-  /** A fenced {@code java} block in a markdown page: its marker's name (or null) and its lines' range. */
-  record Block(Path page, int fenceLine, String name, int firstLine, int endLine, String text) {}
+    Region(String name, Path file, int line, String text) {
+      this(name, file, line, text, List.of());
+    }
+
+    /**
+     * The static imports of the file that the region uses, then the other ones, each group ended by a blank line, then
+     * the region.
+     */
+    String textWithImports() {
+      StringBuilder out = new StringBuilder();
+      for (boolean statics : new boolean[] {true, false}) {
+        List<String> used = fileImports.stream()
+            .filter(l -> l.startsWith("import static ") == statics)
+            .filter(this::uses)
+            .toList();
+        if (!used.isEmpty()) {
+          out.append(String.join("\n", used)).append("\n\n");
+        }
+      }
+      return out + text;
+    }
+
+    private boolean uses(String importLine) {
+      String code = COMMENT.matcher(text).replaceAll(" ");   // a name in a comment needs no import
+      Matcher m = IMPORT.matcher(importLine);
+      if (!m.matches()) {
+        return true;
+      }
+      String imported = m.group(2);
+      if (imported.startsWith(EXAMPLES_PACKAGE)) {
+        return false;   // the examples' own domain types: a reader has their own
+      }
+      if (m.group(3) != null) {
+        // a whole class's static members: used when the region calls one unqualified; a whole package: always
+        return m.group(1) == null || staticMembers(imported).stream().anyMatch(member -> Pattern
+            .compile("(?<![\\w.])" + Pattern.quote(member) + "\\b").matcher(code).find());
+      }
+      String name = imported.substring(imported.lastIndexOf('.') + 1);
+      return Pattern.compile("(?<![\\w.])" + Pattern.quote(name) + "\\b").matcher(code).find();
+    }
+
+    /** The public static methods and fields of a class on the class path (all of them are candidates). */
+    private static Set<String> staticMembers(String className) {
+      try {
+        Class<?> type = Class.forName(className, false, Snippets.class.getClassLoader());
+        Set<String> names = new HashSet<>();
+        for (Method method : type.getMethods()) {
+          if (Modifier.isStatic(method.getModifiers())) {
+            names.add(method.getName());
+          }
+        }
+        for (Field field : type.getFields()) {
+          if (Modifier.isStatic(field.getModifiers())) {
+            names.add(field.getName());
+          }
+        }
+        return names;
+      } catch (ClassNotFoundException e) {
+        throw new IllegalStateException("import static " + className + ".* names a class that is not on the class "
+            + "path of the examples' tests", e);
+      }
+    }
+
+    /** The text a block quoting this region must hold. */
+    String quotedText(boolean withImports) {
+      return withImports ? textWithImports() : text;
+    }
+  }
+
+  /**
+   * A fenced {@code java} block in a markdown page: its marker's name (or null), whether it shows the imports, and its
+   * lines' range.
+   */
+  record Block(Path page, int fenceLine, String name, boolean withImports, int firstLine, int endLine, String text) {}
 
   private Snippets() {}
 
@@ -44,6 +127,7 @@ final class Snippets {
         continue;
       }
       List<String> lines = read(file);
+      List<String> imports = lines.stream().map(String::strip).filter(l -> l.startsWith("import ")).toList();
       String open = null;
       int openLine = 0;
       List<String> body = new ArrayList<>();
@@ -65,7 +149,7 @@ final class Snippets {
           if (open == null) {
             problems.add(where(file, i) + ": // end-snippet without a // snippet:<name> above it");
           } else {
-            Region region = new Region(open, file, openLine + 1, dedent(body));
+            Region region = new Region(open, file, openLine + 1, dedent(body), imports);
             Region twin = regions.putIfAbsent(open, region);
             if (twin != null) {
               problems.add(where(file, openLine) + ": snippet '" + open + "' is also defined at "
@@ -103,8 +187,9 @@ final class Snippets {
       }
       if (line.equals(FENCE + "java")) {
         Matcher above = i > 0 ? MARKER.matcher(lines.get(i - 1)) : null;
-        String name = above != null && above.matches() ? above.group(1) : null;
-        blocks.add(new Block(page, i, name, i + 1, close, String.join("\n", lines.subList(i + 1, close))));
+        boolean marked = above != null && above.matches();
+        blocks.add(new Block(page, i, marked ? above.group(1) : null, marked && above.group(2) != null, i + 1, close,
+            String.join("\n", lines.subList(i + 1, close))));
       }
       i = close;
     }
@@ -120,7 +205,7 @@ final class Snippets {
       if (region != null) {
         List<String> range = lines.subList(block.firstLine(), block.endLine());
         range.clear();
-        range.addAll(List.of(region.text().split("\n", -1)));
+        range.addAll(List.of(region.quotedText(block.withImports()).split("\n", -1)));
       }
     }
     try {

@@ -51,6 +51,63 @@ class SnippetsTest {
   }
 
   @Test
+  void aBlockWithImportsStartsWithTheImportsItsRegionUses() throws IOException {
+    Files.writeString(dir.resolve("C.java"), """
+        package c;
+
+        import static io.breakwater.Breakwater.*;
+        import static org.assertj.core.api.Assertions.assertThat;
+
+        import io.breakwater.examples.guide.Domain.Order;
+        import java.time.Duration;
+        import java.util.List;
+        import java.util.Map.Entry;
+        import reactor.core.publisher.Mono;
+
+        class C {
+          void c() {
+            // snippet:two
+            Mono<String> m = Mono.just("x").transformDeferred(withDeadline(Duration.ofSeconds(1)));
+            Order order = null;   // not a List, nor an Entry
+            // end-snippet
+            // snippet:three
+            int none = assertThat(1).actual();
+            // end-snippet
+          }
+        }
+        """);
+    Path page = Files.writeString(dir.resolve("page.md"), """
+        <!-- snippet: two with-imports -->
+        ```java
+        ```
+        <!-- snippet: three with-imports -->
+        ```java
+        ```
+        """);
+    List<String> problems = new ArrayList<>();
+
+    var regions = Snippets.regions(dir, dir.resolve("skipped"), problems);
+    var blocks = Snippets.javaBlocks(page, problems);
+    Snippets.rewrite(page, blocks, regions);
+
+    assertThat(problems).isEmpty();
+    assertThat(blocks).extracting(Snippets.Block::withImports).containsExactly(true, true);
+    assertThat(regions.get("two").textWithImports()).isEqualTo("""
+        import static io.breakwater.Breakwater.*;
+
+        import java.time.Duration;
+        import reactor.core.publisher.Mono;
+
+        Mono<String> m = Mono.just("x").transformDeferred(withDeadline(Duration.ofSeconds(1)));
+        Order order = null;   // not a List, nor an Entry""");
+    assertThat(regions.get("three").textWithImports()).isEqualTo("""
+        import static org.assertj.core.api.Assertions.assertThat;
+
+        int none = assertThat(1).actual();""");
+    assertThat(Files.readString(page)).contains("```java\nimport static io.breakwater.Breakwater.*;\n\nimport java");
+  }
+
+  @Test
   void nestedUnclosedDuplicateAndMisplacedMarkersAreReported() throws IOException {
     Files.writeString(dir.resolve("B.java"), """
         // snippet:a

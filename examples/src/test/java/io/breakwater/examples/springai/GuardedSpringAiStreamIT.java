@@ -2,18 +2,29 @@ package io.breakwater.examples.springai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.Breakwater;
+import io.breakwater.examples.zombies.WalkAwayServer;
+import io.breakwater.examples.zombies.ZombieCheck;
 import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
 import io.breakwater.stream.StreamTimeouts;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.openai.OpenAiChatModel;
+import org.springframework.ai.openai.OpenAiChatOptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -23,7 +34,7 @@ import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerResponse;
 
 /** Spring AI's OpenAI chat model against a loopback server that drips, stalls behind heartbeats, or never starts. */
-@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class GuardedSpringAiStreamIT {
 
   /** Generous for the first token: the first Spring AI call in a JVM takes seconds to warm up. */
@@ -31,9 +42,13 @@ class GuardedSpringAiStreamIT {
       .firstItem(Duration.ofSeconds(15)).idle(Duration.ofSeconds(1)).build();
 
   private volatile Function<HttpServerResponse, Flux<String>> body;
+  private final List<HttpHeaders> requestHeaders = new CopyOnWriteArrayList<>();
   private final DisposableServer server = HttpServer.create().host("127.0.0.1").port(0)
-      .route(routes -> routes.post("/v1/chat/completions", (req, res) -> req.receive().then()
-          .thenMany(res.header("Content-Type", "text/event-stream").sendString(Flux.defer(() -> body.apply(res))))))
+      .route(routes -> routes.post("/v1/chat/completions", (req, res) -> {
+        requestHeaders.add(req.requestHeaders().copy());
+        return req.receive().then()
+            .thenMany(res.header("Content-Type", "text/event-stream").sendString(Flux.defer(() -> body.apply(res))));
+      }))
       .bindNow();
 
   @AfterEach
@@ -63,9 +78,76 @@ class GuardedSpringAiStreamIT {
   }
 
   private GuardedSpringAiStream guarded(StreamTimeouts timeouts) {
-    return new GuardedSpringAiStream(
-        GuardedSpringAiStream.model("http://127.0.0.1:" + server.port() + "/v1", "local"), timeouts,
+    return guarded("http://127.0.0.1:" + server.port() + "/v1", timeouts);
+  }
+
+  private static GuardedSpringAiStream guarded(String baseUrl, StreamTimeouts timeouts) {
+    CancellableStreams streams = new CancellableStreams();
+    return new GuardedSpringAiStream(GuardedSpringAiStream.model(baseUrl, "local", streams), streams, timeouts,
         Duration.ofSeconds(30));
+  }
+
+  /** The OkHttp and SDK frames of a thread that is still serving a stream (idle pool threads show none). */
+  static final String[] SDK_CALL_FRAMES = {"okhttp3.internal.connection.RealCall.execute",
+      "okhttp3.internal.connection.RealCall$AsyncCall.run", "com.openai."};
+
+  /** After the warm-up: 2 s for a first token, then 1 s between tokens. */
+  private static final StreamTimeouts WARM_TIMEOUTS = StreamTimeouts.builder()
+      .firstItem(Duration.ofSeconds(2)).idle(Duration.ofSeconds(1)).build();
+
+  /**
+   * The first Spring AI call in a JVM takes seconds (the SDK's Kotlin reflection, slower still under BlockHound), and
+   * concurrent first calls wait on each other's locks: one call first, so the timeouts time the streams.
+   */
+  @BeforeAll
+  static void warmUp() {
+    try (WalkAwayServer warmUp = new WalkAwayServer(WalkAwayServer.Stall.AFTER_TWO_TOKENS)) {
+      GuardedSpringAiStream.model(warmUp.baseUrl() + "/v1", "local", new CancellableStreams())
+          .stream(new Prompt("warm up")).take(1).blockLast(Duration.ofSeconds(60));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(WalkAwayServer.Stall.class)
+  void twentyStalledStreamsAreAllClosedWithinOneSecondOfTheirTimeoutAndNoSdkThreadIsLeft(WalkAwayServer.Stall stall)
+      throws InterruptedException {
+    ZombieCheck.everyStalledStreamIsClosed(stall,
+        walkAway -> guarded(walkAway.baseUrl() + "/v1", WARM_TIMEOUTS).tokens("hi"), SDK_CALL_FRAMES);
+  }
+
+  @Test
+  void withoutCancellableStreamsStalledStreamsKeepTheirConnections() throws InterruptedException {
+    try (WalkAwayServer walkAway = new WalkAwayServer(WalkAwayServer.Stall.AFTER_TWO_TOKENS)) {
+      OpenAiChatModel plain = OpenAiChatModel.builder()
+          .options(OpenAiChatOptions.builder().baseUrl(walkAway.baseUrl() + "/v1").apiKey("k").model("local")
+              .maxRetries(0).build())
+          .build();
+      Flux.range(0, ZombieCheck.STREAMS)
+          .flatMap(i -> plain.stream(new Prompt("hi")).transformDeferred(Breakwater.streamTimeouts(WARM_TIMEOUTS))
+              .then().onErrorResume(IdleTimeoutException.class, e -> Mono.empty()))
+          .blockLast(Duration.ofSeconds(60));
+      Thread.sleep(ZombieCheck.CLOSE_WITHIN.toMillis());
+
+      // Spring AI closes the SDK's stream, which does not close the connection: most are still open a second later
+      assertThat(walkAway.requests()).isEqualTo(ZombieCheck.STREAMS);
+      assertThat(walkAway.closedNanos()).hasSizeLessThan(ZombieCheck.STREAMS);
+    }
+  }
+
+  @Test
+  void theStreamIdNeverLeavesTheClientAndAPromptKeepsItsOwnHeaders() {
+    body = res -> Flux.just(chunk("t0"), STOP);
+    CancellableStreams streams = new CancellableStreams();
+    OpenAiChatModel model = GuardedSpringAiStream.model("http://127.0.0.1:" + server.port() + "/v1", "local", streams);
+    Prompt withOwnOptions = new Prompt("hi", OpenAiChatOptions.builder().model("local")
+        .customHeaders(Map.of("X-Tenant", "t-42")).build());
+
+    streams.stream(model, withOwnOptions).blockLast(Duration.ofSeconds(30));
+    streams.stream(model, new Prompt("hi")).blockLast(Duration.ofSeconds(30));
+
+    assertThat(requestHeaders).hasSize(2)
+        .allSatisfy(headers -> assertThat(headers.contains(CancellableStreams.STREAM_HEADER)).isFalse());
+    assertThat(requestHeaders.get(0).get("X-Tenant")).isEqualTo("t-42");
   }
 
   @Test

@@ -1,0 +1,99 @@
+package io.breakwater.benchmarks.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The report from a small JMH result file written by hand: tables named for quoting, targets as PERFORMANCE.md. */
+class BenchmarkReportTest {
+
+  @TempDir
+  Path dir;
+
+  private final BenchmarkReport report = new BenchmarkReport();
+
+  private static String run(String benchmark, String params, double fastest, double bytes) {
+    return """
+        {"jmhVersion":"1.37","benchmark":"io.breakwater.benchmarks.%s","mode":"avgt","threads":1,"forks":1,
+         "jdkVersion":"17.0.15","vmName":"OpenJDK 64-Bit Server VM","warmupIterations":3,"warmupTime":"1 s",
+         "measurementIterations":5,"measurementTime":"1 s",%s
+         "primaryMetric":{"score":%s,"scoreError":1.0,"scoreUnit":"ns/op","rawData":[[%s,%s]]},
+         "secondaryMetrics":{"·gc.alloc.rate.norm":{"score":%s}}}
+        """.formatted(benchmark, params, fastest * 1.1, fastest * 1.2, fastest, bytes);
+  }
+
+  @BeforeEach
+  void read() throws IOException {
+    String json = "[" + String.join(",",
+        run("breaker.GuardedByBenchmark.oneThread", "\"params\":{\"variant\":\"baseline\"},", 10, 48),
+        run("breaker.GuardedByBenchmark.oneThread", "\"params\":{\"variant\":\"breakwater\"},", 60, 112),
+        run("breaker.GuardedByBenchmark.oneThread", "\"params\":{\"variant\":\"resilience4j\"},", 120, 128),
+        run("stream.IdleTimeoutBenchmark.bare", "", 2, 16),
+        run("stream.IdleTimeoutBenchmark.idleTimeout", "", 20, 16),
+        run("stream.IdleTimeoutBenchmark.reactorFluxTimeout", "", 1000, 230)) + "]";
+    Path file = Files.writeString(dir.resolve("jmh.json"), json);
+    report.read(file);
+  }
+
+  @Test
+  void everyTableIsNamedForQuotingWithItsKeyColumns() {
+    report.heapLine("P8: 323 B of heap per stream with timers, 58 B without: Breakwater's share 265 B");
+    String md = report.markdown("benchmarks.svg");
+
+    List<String> lines = md.lines().toList();
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith("|") && (i == 0 || !lines.get(i - 1).startsWith("|"))) {
+        assertThat(lines.get(i - 1)).as("the line above the table at line " + (i + 1))
+            .matches("<!-- figures: [a-z0-9]+(-[a-z0-9]+)* key=[1-9] -->");
+      }
+    }
+    assertThat(md).contains("<!-- figures: targets key=2 -->", "<!-- figures: overhead key=2 -->",
+        "<!-- figures: heap-per-stream key=1 -->", "<!-- figures: results-guarded-by-benchmark key=1 -->",
+        "<!-- figures: results-idle-timeout-benchmark key=1 -->");
+  }
+
+  @Test
+  void theTargetsAreThoseOfPerformanceMdComputedFromTheRun() {
+    report.heapLine("P8: 323 B of heap per stream with timers, 58 B without: Breakwater's share 265 B");
+    String md = report.markdown("benchmarks.svg");
+
+    // (60 − 10) / (120 − 10)
+    assertThat(md).contains("| P1 | `guardedBy` overhead / Resilience4j `CircuitBreakerOperator`'s, 1 thread | ≤ 0.5 "
+        + "| 0.45 | met |");
+    // 20 / 2 and 20 / 1000
+    assertThat(md).contains("| P4 | `idleTimeout`, default mode, on 1 M elements / the bare stream | ≤ 15× | 10.00 "
+        + "| met |");
+    assertThat(md).contains("| P4 | `idleTimeout`, default mode, on 1 M elements / Reactor `Flux.timeout` | ≤ 0.05 "
+        + "| 0.02 | met |");
+    assertThat(md).contains("| P8 | Breakwater's heap per stream, 10 000 streams with idle timers, bytes | ≤ 2048 "
+        + "| 265 | met |");
+    assertThat(md).contains("| P2 | `retryWithBudget` success overhead / Resilience4j `RetryOperator`'s | ≤ 0.3 "
+        + "| not in this run | — |");
+    assertThat(md).contains("| P12 | assembling an LLM response / decoding the same stream | ≤ 2× "
+        + "| no benchmark yet | — |");
+    Matcher ids = Pattern.compile("(?m)^\\| (P\\d+b?) \\|").matcher(md);
+    List<String> found = ids.results().map(r -> r.group(1)).distinct().toList();
+    assertThat(found).containsExactly("P1", "P2", "P3", "P3b", "P4", "P5", "P6", "P8", "P9", "P10", "P11", "P12");
+  }
+
+  @Test
+  void withoutTheHeapLineP8IsNotInThisRun() {
+    report.heapLine("something else");
+    assertThat(report.markdown("benchmarks.svg")).contains("| P8 | Breakwater's heap per stream, 10 000 streams with "
+        + "idle timers, bytes | ≤ 2048 | not in this run | — |").contains("## Heap per stream (P8)\n\nNot measured");
+  }
+
+  @Test
+  void classNamesBecomeTableNames() {
+    assertThat(BenchmarkReport.kebab("GuardedByBenchmark")).isEqualTo("guarded-by-benchmark");
+    assertThat(BenchmarkReport.kebab("SseDecodeBenchmark")).isEqualTo("sse-decode-benchmark");
+  }
+}
