@@ -8,17 +8,21 @@ import java.util.Objects;
  * latencies of the tool's successful calls.
  *
  * <pre>{@code
- * CallTimeouts.adaptive()                       // p99 + 250 ms, within [500 ms, 30 s]; 10 s for the first 20 calls
+ * CallTimeouts.adaptive()                 // p99 + 250 ms, within [500 ms, 30 s]; 30 s until 50 calls and 1 min
  *     .percentile(99.9).buffer(Duration.ofMillis(500)).bounds(Duration.ofSeconds(1), Duration.ofSeconds(20))
+ *     .warmUp(100, Duration.ofMinutes(2))
  *     .build();
  * }</pre>
  *
  * <p><b>Adaptive.</b> Each tool keeps an HdrHistogram of the durations of its successful attempts, measured on the
  * scheduler's clock. The timeout of an attempt is the chosen percentile (default p99) of it plus a buffer (default
  * 250 ms), or, with {@link Builder#meanPlusSigmas(double)}, mean + k × standard deviation plus the buffer; then
- * clamped to [min, max]. Until the tool has {@code warmUpSamples} successes it is {@code warmUp} instead. It is
- * computed when each attempt is subscribed, and the result is given to {@code perCallTimeout(max)}: the attempt gets
- * min(this, the deadline's per-call budget), and never more than the time left before the deadline.
+ * clamped to [min, max]. It starts conservative: until the tool has {@code warmUpSamples} successes <em>and</em>
+ * {@code warmUpTime} has passed since the first of them, every attempt gets {@code max}, so a handful of fast calls
+ * at start-up (before the process gets busy: JIT compilation, a burst of streams) cannot teach it a floor that its own
+ * slowness then breaks. It is computed when each attempt is subscribed, and the result is given to
+ * {@code perCallTimeout(max)}: the attempt gets min(this, the deadline's per-call budget), and never more than the
+ * time left before the deadline.
  *
  * <p>Failures and timeouts are not recorded: a timeout would only teach the histogram the timeout itself. The
  * histogram is per tool and lives as long as the {@link Tool}; it is not windowed, so build a new tool (or accept
@@ -34,10 +38,10 @@ public final class CallTimeouts {
   public static final Duration DEFAULT_MIN = Duration.ofMillis(500);
   /** Default greatest adaptive timeout: 30 s (the deadline's per-call cap still applies, 12 s by default). */
   public static final Duration DEFAULT_MAX = Duration.ofSeconds(30);
-  /** Default timeout until enough latencies are known: 10 s. */
-  public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(10);
-  /** Default number of successes before the learnt timeout is used: 20. */
-  public static final int DEFAULT_WARM_UP_SAMPLES = 20;
+  /** Default number of successes before the learnt timeout is used: 50. */
+  public static final int DEFAULT_WARM_UP_SAMPLES = 50;
+  /** Default time, from the first success, before the learnt timeout is used: 1 minute. */
+  public static final Duration DEFAULT_WARM_UP_TIME = Duration.ofMinutes(1);
 
   private final boolean adaptive;
   private final double percentile;
@@ -45,18 +49,18 @@ public final class CallTimeouts {
   private final Duration buffer;
   private final Duration min;
   private final Duration max;
-  private final Duration warmUp;
+  private final Duration warmUpTime;
   private final int warmUpSamples;
 
   private CallTimeouts(boolean adaptive, double percentile, double sigmas, Duration buffer, Duration min,
-      Duration max, Duration warmUp, int warmUpSamples) {
+      Duration max, Duration warmUpTime, int warmUpSamples) {
     this.adaptive = adaptive;
     this.percentile = percentile;
     this.sigmas = sigmas;
     this.buffer = buffer;
     this.min = min;
     this.max = max;
-    this.warmUp = warmUp;
+    this.warmUpTime = warmUpTime;
     this.warmUpSamples = warmUpSamples;
   }
 
@@ -66,10 +70,10 @@ public final class CallTimeouts {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("fixed timeout is " + timeout + ": give a positive duration");
     }
-    return new CallTimeouts(false, 0, 0, Duration.ZERO, timeout, timeout, timeout, 0);
+    return new CallTimeouts(false, 0, 0, Duration.ZERO, timeout, timeout, Duration.ZERO, 0);
   }
 
-  /** Adaptive timeouts with every setting at its default (p99 + 250 ms in [500 ms, 30 s]; 10 s warm-up). */
+  /** Adaptive timeouts with every setting at its default (p99 + 250 ms in [500 ms, 30 s]; 30 s for 50 calls, 1 min). */
   public static CallTimeouts adaptiveDefaults() {
     return adaptive().build();
   }
@@ -105,10 +109,12 @@ public final class CallTimeouts {
     return max;
   }
 
-  public Duration warmUp() {
-    return warmUp;
+  /** How long after the first success the timeout stays at {@link #max()}, at least. */
+  public Duration warmUpTime() {
+    return warmUpTime;
   }
 
+  /** How many successes the timeout stays at {@link #max()} for, at least. */
   public int warmUpSamples() {
     return warmUpSamples;
   }
@@ -119,7 +125,7 @@ public final class CallTimeouts {
       return "CallTimeouts{fixed " + max + "}";
     }
     return "CallTimeouts{" + (sigmas > 0 ? "mean+" + sigmas + "σ" : "p" + percentile) + " + " + buffer + " in ["
-        + min + ", " + max + "], warm-up " + warmUp + " for " + warmUpSamples + " calls}";
+        + min + ", " + max + "], " + max + " until " + warmUpSamples + " calls and " + warmUpTime + "}";
   }
 
   /** Builds adaptive {@link CallTimeouts}; {@link #build()} validates and says what to change. */
@@ -129,7 +135,7 @@ public final class CallTimeouts {
     private Duration buffer = DEFAULT_BUFFER;
     private Duration min = DEFAULT_MIN;
     private Duration max = DEFAULT_MAX;
-    private Duration warmUp = DEFAULT_WARM_UP;
+    private Duration warmUpTime = DEFAULT_WARM_UP_TIME;
     private int warmUpSamples = DEFAULT_WARM_UP_SAMPLES;
 
     private Builder() {}
@@ -160,10 +166,13 @@ public final class CallTimeouts {
       return this;
     }
 
-    /** The timeout used until the tool has {@code samples} successes. Default 10 s for 20. */
-    public Builder warmUp(Duration timeout, int samples) {
-      this.warmUp = Objects.requireNonNull(timeout, "warmUp");
+    /**
+     * Attempts get the upper bound until the tool has {@code samples} successes and {@code time} has passed since the
+     * first. Default 50 and 1 minute.
+     */
+    public Builder warmUp(int samples, Duration time) {
       this.warmUpSamples = samples;
+      this.warmUpTime = Objects.requireNonNull(time, "time");
       return this;
     }
 
@@ -180,13 +189,15 @@ public final class CallTimeouts {
       if (min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
         throw new IllegalArgumentException("bounds are [" + min + ", " + max + "]: give 0 < min <= max");
       }
-      if (warmUp.isNegative() || warmUp.isZero()) {
-        throw new IllegalArgumentException("warmUp is " + warmUp + ": give a positive duration");
+      if (warmUpTime.isNegative()) {
+        throw new IllegalArgumentException("warmUp time is " + warmUpTime + ": give zero or a positive duration, e.g. "
+            + "1 minute");
       }
       if (warmUpSamples < 1) {
-        throw new IllegalArgumentException("warmUp samples is " + warmUpSamples + ": give 1 or more, e.g. 20");
+        throw new IllegalArgumentException("warmUp samples is " + warmUpSamples + ": give 1 or more, e.g. 50");
       }
-      return new CallTimeouts(true, sigmas > 0 ? 0 : percentile, sigmas, buffer, min, max, warmUp, warmUpSamples);
+      return new CallTimeouts(true, sigmas > 0 ? 0 : percentile, sigmas, buffer, min, max, warmUpTime,
+          warmUpSamples);
     }
   }
 }

@@ -25,11 +25,13 @@ import reactor.core.publisher.Mono;
  * }</pre>
  *
  * <p><b>When.</b> Only failures of the trigger kinds start the chain; by default {@code TIMEOUT}, {@code CONNECTION},
- * {@code RATE_LIMITED}, {@code SERVER_ERROR} and {@code CIRCUIT_OPEN} (which includes a tool written off for the task,
- * {@link ToolUnavailableException}). {@code DEADLINE_EXCEEDED} starts only the steps that make no call (stale and
+ * {@code RATE_LIMITED}, {@code SERVER_ERROR} and {@code CIRCUIT_OPEN}. {@code DEADLINE_EXCEEDED} starts only the steps that make no call (stale and
  * default): there is no time left for an alternate tool. Invalid arguments, client errors, business refusals,
  * misconfiguration and exhausted budgets never do: a substitute answer would hide a mistake the model or the
- * operator must fix. {@link Builder#on} may narrow or widen the kinds, but refuses {@code INVALID_ARGUMENT}.
+ * operator must fix. {@link Builder#on} may narrow or widen the kinds, but refuses {@code INVALID_ARGUMENT} and
+ * {@code CLIENT_ERROR}: a refusal of the caller's own arguments never gets a fallback. A tool written off for the
+ * task ({@link ToolUnavailableException}) falls back as the failures that wrote it off would have
+ * ({@link ToolUnavailableException#causeKind()}).
  *
  * <p>If every step fails, the caller gets the original failure, with the steps' failures suppressed in it. The stale
  * cache (Caffeine, bounded, expiring after its maximum age on the tool's scheduler clock) is per {@link Tool}: it
@@ -150,9 +152,11 @@ public final class Fallbacks<A, R> {
     public Builder<A, R> on(FailureKind... kinds) {
       Set<FailureKind> set = EnumSet.noneOf(FailureKind.class);
       set.addAll(List.of(kinds));
-      if (set.contains(FailureKind.INVALID_ARGUMENT)) {
-        throw new IllegalArgumentException("Fallbacks on INVALID_ARGUMENT would hide a mistake the model must fix: "
-            + "remove it");
+      for (FailureKind callersMistake : List.of(FailureKind.INVALID_ARGUMENT, FailureKind.CLIENT_ERROR)) {
+        if (set.contains(callersMistake)) {
+          throw new IllegalArgumentException("Fallbacks on " + callersMistake + " would hide a mistake the model "
+              + "must fix in its arguments: remove it");
+        }
       }
       this.triggers = set;
       return this;

@@ -1,6 +1,5 @@
 package io.breakwater.agent;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 
 /**
@@ -12,37 +11,20 @@ import io.breakwater.failure.FailureKind;
  * tool.call(args).onErrorResume(StepBudgetExhaustedException.class, e -> Mono.just(partialAnswer));
  * }</pre>
  */
-public final class StepBudgetExhaustedException extends RuntimeException implements BreakwaterException {
+public final class StepBudgetExhaustedException extends AgentRejection {
 
   private static final long serialVersionUID = 1L;
 
-  private final String task;
   private final int maxSteps;
 
   public StepBudgetExhaustedException(String task, int maxSteps) {
-    super("Task '" + task + "' used all of its " + maxSteps + " steps: answer with what you have");
-    this.task = task;
+    super(task, FailureKind.BUDGET_EXHAUSTED, "Task '" + task + "' used all of its " + maxSteps
+        + " steps: answer with what you have", null);
     this.maxSteps = maxSteps;
-  }
-
-  /** The name of the task whose budget ran out. */
-  @Override
-  public String source() {
-    return task;
-  }
-
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.BUDGET_EXHAUSTED;
   }
 
   /** The steps the task was given. */
   public int maxSteps() {
     return maxSteps;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

@@ -1,6 +1,5 @@
 package io.breakwater.agent;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 
 /**
@@ -12,30 +11,18 @@ import io.breakwater.failure.FailureKind;
  *     .flatMap(reply -> TaskBudget.spendTokens(reply.usage().totalTokens()).thenReturn(reply));
  * }</pre>
  */
-public final class TokenBudgetExhaustedException extends RuntimeException implements BreakwaterException {
+public final class TokenBudgetExhaustedException extends AgentRejection {
 
   private static final long serialVersionUID = 1L;
 
-  private final String task;
   private final long limit;
   private final long spent;
 
   public TokenBudgetExhaustedException(String task, long limit, long spent) {
-    super("Task '" + task + "' spent " + spent + " tokens of its " + limit + ": answer with what you have");
-    this.task = task;
+    super(task, FailureKind.BUDGET_EXHAUSTED, "Task '" + task + "' spent " + spent + " tokens of its " + limit
+        + ": answer with what you have", null);
     this.limit = limit;
     this.spent = spent;
-  }
-
-  /** The name of the task whose budget ran out. */
-  @Override
-  public String source() {
-    return task;
-  }
-
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.BUDGET_EXHAUSTED;
   }
 
   /** The tokens the task was given. */
@@ -46,10 +33,5 @@ public final class TokenBudgetExhaustedException extends RuntimeException implem
   /** The tokens spent when the budget was found exhausted (more than {@link #limit()}). */
   public long spent() {
     return spent;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

@@ -5,8 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.internal.agent.ToolPipeline;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 /**
  * A tool an agent calls, with its descriptor's resilience built in. Each {@link #call} composes, outermost first:
@@ -69,9 +71,26 @@ public final class Tool<A, R> {
 
   /**
    * This tool with idempotency keys of your own, instead of the tool's name and arguments without the descriptor's
-   * transient fields. Needs {@code idempotency} in the descriptor.
+   * transient fields. Needs {@code idempotency} in the descriptor. For a tool with an
+   * {@link ToolDescriptor.Builder#idempotencyNamespace idempotencyNamespace}, build the key in the Context's namespace
+   * with {@link #withIdempotencyKey(BiFunction)}: a key in another namespace fails the call with
+   * {@link ToolMisconfiguredException}.
    */
   public Tool<A, R> withIdempotencyKey(Function<? super A, IdempotencyKey> key) {
+    Objects.requireNonNull(key, "key");
+    return withIdempotencyKey((args, context) -> key.apply(args));
+  }
+
+  /**
+   * This tool with idempotency keys of your own, built from the arguments and the call's Reactor Context (where the
+   * tenant is):
+   *
+   * <pre>{@code
+   * Tool<Cancel, Receipt> cancel = Tool.of(descriptor, orders::cancel, Receipt.class)
+   *     .withIdempotencyKey((c, ctx) -> IdempotencyKey.explicit(ctx.get(TENANT), "orders.cancel", c.orderId(), c));
+   * }</pre>
+   */
+  public Tool<A, R> withIdempotencyKey(BiFunction<? super A, ContextView, IdempotencyKey> key) {
     Objects.requireNonNull(key, "key");
     if (pipeline.descriptor().idempotency() == null) {
       throw new IllegalArgumentException("Tool '" + name() + "' has no idempotency policy: add "

@@ -16,10 +16,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.annotation.Nullable;
+import reactor.util.context.ContextView;
 
 /**
  * What Breakwater needs to know about one tool an agent calls: its name and family, what it does to the world, how
@@ -50,16 +52,21 @@ import reactor.util.annotation.Nullable;
  *   <tr><td>{@code breakers}</td><td>none</td><td>the registry whose tool and family breakers guard every
  *       attempt</td></tr>
  *   <tr><td>{@code idempotency}</td><td>none</td><td>at most once per key; the key is the tool's name and its
- *       arguments without {@code transientFields} (see {@link Tool#withIdempotencyKey})</td></tr>
+ *       arguments without {@code transientFields} (see {@link Tool#withIdempotencyKey}), in the namespace that
+ *       {@code idempotencyNamespace} reads from the Reactor Context (or, for a {@code singleTenant()} tool, the
+ *       default namespace): one of the two is required with {@code idempotency}</td></tr>
  *   <tr><td>{@code unavailableAfter}</td><td>timeout 3, connection 3, server_error 3, rate_limited 2,
- *       circuit_open 2, invalid_argument 3, client_error 3</td><td>failed calls of a kind after which the tool is
- *       written off for the rest of the task</td></tr>
+ *       circuit_open 2; invalid_argument 1, client_error 2</td><td>failed calls of a kind after which the tool is
+ *       written off for the rest of the task; for invalid_argument and client_error, failed calls with the same
+ *       arguments after which those arguments are refused without a call (the tool stays available)</td></tr>
  *   <tr><td>{@code alternates}</td><td>none</td><td>tools the model may use instead, named in failure
  *       feedback</td></tr>
  *   <tr><td>{@code classifier}</td><td>the retry policy's</td><td>failure kinds for counts, fallbacks and
  *       feedback</td></tr>
- *   <tr><td>{@code redact}</td><td>password, secret, token, apiKey, api_key, authorization, cookie, ssn,
- *       cardNumber</td><td>fields masked in events, fingerprints and feedback (added to the defaults)</td></tr>
+ *   <tr><td>{@code redact}</td><td>every name that, in lower case without {@code _ - .}, contains token, secret,
+ *       password, passwd, passphrase, apikey, auth, credential, privatekey, session, cookie or cardnumber, or is
+ *       ssn</td><td>more fields masked in events, fingerprints and feedback (each matched as a whole name, on top of
+ *       the defaults)</td></tr>
  *   <tr><td>{@code logArgs}</td><td>none</td><td>top-level argument fields written in call events (masked if
  *       sensitive); otherwise only a fingerprint</td></tr>
  *   <tr><td>{@code meterRegistry}</td><td>{@code Metrics.globalRegistry}</td><td>tool meters</td></tr>
@@ -84,6 +91,9 @@ public final class ToolDescriptor {
   private final CircuitBreakerRegistry breakers;
   @Nullable
   private final IdempotencyPolicy idempotency;
+  @Nullable
+  private final Function<ContextView, String> idempotencyNamespace;
+  private final boolean singleTenant;
   private final List<String> transientFields;
   private final Map<FailureKind, Integer> unavailableAfter;
   private final List<String> alternates;
@@ -106,6 +116,8 @@ public final class ToolDescriptor {
         : RetryPolicy.builder().name(b.name).meterRegistry(b.meterRegistry).scheduler(b.scheduler).build();
     this.breakers = b.breakers;
     this.idempotency = b.idempotency;
+    this.idempotencyNamespace = b.idempotencyNamespace;
+    this.singleTenant = b.singleTenant;
     this.transientFields = List.copyOf(b.transientFields);
     this.unavailableAfter = Collections.unmodifiableMap(new EnumMap<>(b.unavailableAfter));
     this.alternates = List.copyOf(b.alternates);
@@ -153,6 +165,20 @@ public final class ToolDescriptor {
   @Nullable
   public IdempotencyPolicy idempotency() {
     return idempotency;
+  }
+
+  /**
+   * Where the namespace of this tool's idempotency keys comes from (the tenant, read from the call's Reactor
+   * Context), or {@code null} for a {@link #singleTenant()} tool or one without idempotency.
+   */
+  @Nullable
+  public Function<ContextView, String> idempotencyNamespace() {
+    return idempotencyNamespace;
+  }
+
+  /** Whether the tool was declared to serve one tenant only: its keys are in the default namespace. */
+  public boolean singleTenant() {
+    return singleTenant;
   }
 
   public List<String> transientFields() {
@@ -215,6 +241,8 @@ public final class ToolDescriptor {
     private RetryPolicy retry;
     private CircuitBreakerRegistry breakers;
     private IdempotencyPolicy idempotency;
+    private Function<ContextView, String> idempotencyNamespace;
+    private boolean singleTenant;
     private final List<String> transientFields = new ArrayList<>();
     private final EnumMap<FailureKind, Integer> unavailableAfter = new EnumMap<>(FailureKind.class);
     private final List<String> alternates = new ArrayList<>();
@@ -233,8 +261,8 @@ public final class ToolDescriptor {
       unavailableAfter.put(FailureKind.SERVER_ERROR, 3);
       unavailableAfter.put(FailureKind.RATE_LIMITED, 2);
       unavailableAfter.put(FailureKind.CIRCUIT_OPEN, 2);
-      unavailableAfter.put(FailureKind.INVALID_ARGUMENT, 3);
-      unavailableAfter.put(FailureKind.CLIENT_ERROR, 3);
+      unavailableAfter.put(FailureKind.INVALID_ARGUMENT, 1);
+      unavailableAfter.put(FailureKind.CLIENT_ERROR, 2);
     }
 
     /** The tool's family; {@code null} for none. Default: the name up to its first {@code '.'}. */
@@ -272,13 +300,44 @@ public final class ToolDescriptor {
       return this;
     }
 
+    /**
+     * The namespace of the tool's idempotency keys, read from each call's Reactor Context: the tenant, so that two
+     * tenants calling with the same arguments never share a result. A call whose Context gives no namespace
+     * ({@code null}, or the function throws) fails with {@link ToolMisconfiguredException} without running.
+     *
+     * <pre>{@code
+     * .idempotency(IdempotencyPolicy.of(store))
+     * .idempotencyNamespace(ctx -> ctx.get(TENANT))    // TENANT: the key your web layer puts the tenant id under
+     * }</pre>
+     */
+    public Builder idempotencyNamespace(Function<? super ContextView, String> namespace) {
+      Objects.requireNonNull(namespace, "namespace");
+      this.idempotencyNamespace = namespace::apply;
+      return this;
+    }
+
+    /**
+     * Declares that one tenant only ever calls this tool, so its idempotency keys may all live in the default
+     * namespace. Without this (or {@link #idempotencyNamespace}), {@link #build()} refuses a tool with idempotency.
+     */
+    public Builder singleTenant() {
+      this.singleTenant = true;
+      return this;
+    }
+
     /** Argument fields left out of the idempotency key: request ids, timestamps, trace ids. */
     public Builder transientFields(String... fields) {
       transientFields.addAll(List.of(fields));
       return this;
     }
 
-    /** Write the tool off for the task after {@code failedCalls} failed calls of {@code kind}; 0 never does. */
+    /**
+     * Write the tool off for the task after {@code failedCalls} failed calls of {@code kind}; 0 never does. For
+     * {@link FailureKind#INVALID_ARGUMENT} and {@link FailureKind#CLIENT_ERROR}, refusals of the caller's own
+     * arguments, the tool is never written off: after {@code failedCalls} failed calls with the same arguments, those
+     * arguments are refused without a call ({@link ToolArgumentsRefusedException}), and other arguments still reach
+     * the tool.
+     */
     public Builder unavailableAfter(FailureKind kind, int failedCalls) {
       Objects.requireNonNull(kind, "kind");
       if (failedCalls < 0) {
@@ -351,6 +410,20 @@ public final class ToolDescriptor {
         throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE retried without "
             + "idempotency, so a retry could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
             + ".retry(RetryPolicy.builder().maxRetries(0).build())");
+      }
+      if (idempotency != null && idempotencyNamespace == null && !singleTenant) {
+        throw new IllegalArgumentException("Tool '" + name + "' has idempotency but no namespace for its keys, so two "
+            + "tenants calling it with the same arguments would share one result: add .idempotencyNamespace(ctx -> "
+            + "ctx.get(TENANT)) to read the tenant from the Reactor Context, or .singleTenant() if only one tenant "
+            + "ever calls it");
+      }
+      if (idempotencyNamespace != null && singleTenant) {
+        throw new IllegalArgumentException("Tool '" + name + "' is both singleTenant() and given an "
+            + "idempotencyNamespace(..): keep one");
+      }
+      if ((idempotencyNamespace != null || singleTenant) && idempotency == null) {
+        throw new IllegalArgumentException("Tool '" + name + "' has a namespace setting but no idempotency: add "
+            + ".idempotency(IdempotencyPolicy.of(store)) or drop idempotencyNamespace/singleTenant");
       }
       if (!transientFields.isEmpty() && idempotency == null) {
         throw new IllegalArgumentException("Tool '" + name + "' has transientFields but no idempotency: add "

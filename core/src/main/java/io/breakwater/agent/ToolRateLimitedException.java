@@ -1,6 +1,5 @@
 package io.breakwater.agent;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Durations;
 import java.time.Duration;
@@ -14,37 +13,20 @@ import java.time.Duration;
  * crm.call(query).onErrorResume(ToolRateLimitedException.class, e -> Mono.just("try again in " + e.waitFor()));
  * }</pre>
  */
-public final class ToolRateLimitedException extends RuntimeException implements BreakwaterException {
+public final class ToolRateLimitedException extends AgentRejection {
 
   private static final long serialVersionUID = 1L;
 
-  private final String tool;
   private final Duration wait;
 
   public ToolRateLimitedException(String tool, Duration wait) {
-    super("Tool '" + tool + "' is rate-limited: wait " + Durations.format(wait) + " before calling it again");
-    this.tool = tool;
+    super(tool, FailureKind.RATE_LIMITED, "Tool '" + tool + "' is rate-limited: wait " + Durations.format(wait)
+        + " before calling it again", null);
     this.wait = wait;
-  }
-
-  @Override
-  public String source() {
-    return tool;
-  }
-
-  /** {@link FailureKind#RATE_LIMITED}. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.RATE_LIMITED;
   }
 
   /** How long until the tool may be called again. */
   public Duration waitFor() {
     return wait;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

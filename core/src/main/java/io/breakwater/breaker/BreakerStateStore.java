@@ -29,13 +29,15 @@ import reactor.core.publisher.Mono;
  *       transition arrives sooner). Every granted claim is released exactly once with {@link #releaseProbe}, when the
  *       probe ends however it ends; a claim whose releaser died expires after {@code lease}.</li>
  *   <li><b>Failures of the store never fail calls.</b> A {@code publish} or {@code releaseProbe} error is logged and
- *       dropped; a {@code claimProbe} error counts as granted (local state decides); a {@code transitions} error is
- *       retried with back-off.</li>
+ *       dropped; a {@code claimProbe} error lets the probe through (local state decides) and is never released,
+ *       since the store may not have counted it (releasing it could free another instance's claim); a
+ *       {@code transitions} error is retried with back-off.</li>
  * </ul>
  *
- * <p>A Redis implementation maps {@code publish}/{@code transitions} to pub/sub on a channel per breaker and
- * {@code claimProbe} to {@code SET key NX PX lease} (or {@code INCR} + {@code PEXPIRE} for more than one permit).
- * Implementations must be thread-safe and non-blocking.
+ * <p>{@code RedisBreakerStateStore} maps {@code publish}/{@code transitions} to pub/sub on a channel per breaker and
+ * {@code claimProbe} to a script that increments a counter per breaker ({@code INCR}, given back by {@code DECR} when
+ * over {@code permits}) and sets the lease with {@code PEXPIRE} on every grant. Implementations must be thread-safe
+ * and non-blocking.
  */
 public interface BreakerStateStore {
 

@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.annotation.Nullable;
 
 /**
  * A circuit breaker: stops calling a dependency that keeps failing, lets a probe through after a while, and ramps
@@ -46,7 +47,9 @@ import reactor.core.scheduler.Schedulers;
  * if {@link Builder#countRateLimited(boolean)} (default no); {@code UNKNOWN} counts unless
  * {@link Builder#countUnknown(boolean)} is false; everything else ({@code INVALID_ARGUMENT}, {@code CLIENT_ERROR},
  * {@code BUSINESS}, {@code DEADLINE_EXCEEDED}, {@code CIRCUIT_OPEN}, {@code FATAL}) is ignored: it is neither a
- * failure nor a success, and an ignored probe gives its permit back. Cancellation before the first element is
+ * failure nor a success, and an ignored probe gives its permit back. With a {@link Builder#schedulerLag
+ * SchedulerLag}, a {@code TIMEOUT} recorded while our own scheduler is starved is ignored the same way (counted as
+ * {@code local_overload}): the dependency did not cause it. Cancellation before the first element is
  * ignored the same way; after the first element it is a success. A call is judged by its first element: a stream is
  * slow if its first element took longer than {@link #slowCallThreshold()}, however long it then runs.
  *
@@ -111,6 +114,8 @@ public final class CircuitBreaker {
   private final Supplier<Scheduler> scheduler;
   private final MeterRegistry meterRegistry;
   private final BreakerStateStore stateStore;
+  @Nullable
+  private final SchedulerLag schedulerLag;
   private final BreakerCore core;
 
   private CircuitBreaker(Builder b) {
@@ -133,6 +138,7 @@ public final class CircuitBreaker {
     this.scheduler = b.scheduler;
     this.meterRegistry = b.meterRegistry;
     this.stateStore = b.stateStore != null ? b.stateStore : BreakerStateStore.inMemory();
+    this.schedulerLag = b.schedulerLag;
     this.core = new BreakerCore(this);
   }
 
@@ -167,6 +173,7 @@ public final class CircuitBreaker {
     b.scheduler = scheduler;
     b.meterRegistry = meterRegistry;
     b.stateStore = stateStore;
+    b.schedulerLag = schedulerLag;
     return b;
   }
 
@@ -316,6 +323,12 @@ public final class CircuitBreaker {
     return stateStore;
   }
 
+  /** The probe that tells timeouts caused by our own starvation, or {@code null}. */
+  @Nullable
+  public SchedulerLag schedulerLag() {
+    return schedulerLag;
+  }
+
   @Override
   public String toString() {
     return "CircuitBreaker[" + name + ", " + core.currentStateWithoutTransition() + "]";
@@ -325,7 +338,7 @@ public final class CircuitBreaker {
    * Builds a {@link CircuitBreaker}. Defaults: failure rate 0.5 over {@code minimumCalls} 20 in a 60 s window of 10
    * buckets; open 30 s (no growth; multiplier 1, cap 5 min); 1 half-open probe; ramp-up 10 s from 10 %; slow calls
    * ≥ 30 s at a rate of 0.8; 429 not counted, unknown failures counted; {@code Schedulers::parallel};
-   * {@code Metrics.globalRegistry}; a private in-memory state store.
+   * {@code Metrics.globalRegistry}; a private in-memory state store; no scheduler-lag probe.
    */
   public static final class Builder {
     private String name;
@@ -347,6 +360,7 @@ public final class CircuitBreaker {
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
     private BreakerStateStore stateStore;
+    private SchedulerLag schedulerLag;
 
     private Builder(String name) {
       this.name = name;
@@ -467,6 +481,16 @@ public final class CircuitBreaker {
     /** Where the breaker shares its transitions and probe claims; default a private in-memory store. */
     public Builder stateStore(BreakerStateStore store) {
       this.stateStore = store;
+      return this;
+    }
+
+    /**
+     * Records a {@code TIMEOUT} that ends a call while {@code lag} finds the scheduler starved as
+     * {@code local_overload}, not as a failure: the timeout was ours. Share one probe between the breakers of a
+     * process; it belongs to you (dispose it on shutdown). Default: none, every timeout counts.
+     */
+    public Builder schedulerLag(SchedulerLag lag) {
+      this.schedulerLag = Objects.requireNonNull(lag, "lag");
       return this;
     }
 

@@ -38,10 +38,16 @@ public final class CircuitBreakerOpenException extends RuntimeException implemen
     this.untilProbe = untilProbe;
   }
 
-  /** A rejection by an {@code OPEN} breaker whose next probe is allowed in {@code untilProbe}. */
+  /** A rejection by an {@code OPEN} breaker with one half-open probe, whose probe is allowed in {@code untilProbe}. */
   public static CircuitBreakerOpenException open(String breaker, Duration untilProbe) {
+    return open(breaker, untilProbe, 1);
+  }
+
+  /** A rejection by an {@code OPEN} breaker that lets {@code probes} probes through in {@code untilProbe}. */
+  public static CircuitBreakerOpenException open(String breaker, Duration untilProbe, int probes) {
     return new CircuitBreakerOpenException(breaker, CircuitBreaker.State.OPEN, untilProbe,
-        "calls rejected for " + Durations.format(untilProbe) + " more, then one probe is let through");
+        "calls rejected for " + Durations.format(untilProbe) + " more, then " + probes
+            + (probes == 1 ? " probe is" : " probes are") + " let through");
   }
 
   /** The name of the breaker that rejected the call. */

@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 
@@ -24,9 +25,16 @@ import org.reactivestreams.Publisher;
  * }</pre>
  *
  * <p>By default a tool's family is the part of its name before the first {@code '.'}; a name without a dot has no
- * family. Breakers are created on first use and kept for the registry's life. Thread-safe.
+ * family. Breakers are created on first use and kept for the registry's life, each with its meters: <b>names must come
+ * from a closed set</b> (your tools and backends), never from user data or arguments. The registry holds at most
+ * {@link Builder#maxBreakers(int) maxBreakers} (default {@value #DEFAULT_MAX_BREAKERS}) tool and family breakers;
+ * asking for a new one beyond that fails with an {@link IllegalStateException} instead of growing without bound.
+ * Thread-safe.
  */
 public final class CircuitBreakerRegistry {
+
+  /** The default bound on the breakers (tools and families together) a registry creates. */
+  public static final int DEFAULT_MAX_BREAKERS = 1_000;
 
   private final Function<String, CircuitBreaker> toolBreakers;
   private final Function<String, CircuitBreaker> familyBreakers;
@@ -34,11 +42,14 @@ public final class CircuitBreakerRegistry {
   private final ConcurrentMap<String, CircuitBreaker> tools = new ConcurrentHashMap<>();
   private final ConcurrentMap<String, CircuitBreaker> families = new ConcurrentHashMap<>();
   private final ConcurrentMap<String, GuardOperator<?>> guards = new ConcurrentHashMap<>();
+  private final int maxBreakers;
+  private final AtomicInteger created = new AtomicInteger();
 
   private CircuitBreakerRegistry(Builder b) {
     this.toolBreakers = b.toolBreakers;
     this.familyBreakers = b.familyBreakers != null ? b.familyBreakers : b.toolBreakers;
     this.familyOf = b.familyOf;
+    this.maxBreakers = b.maxBreakers;
   }
 
   /** A registry of breakers with default settings, families by the prefix before the first {@code '.'}. */
@@ -56,7 +67,11 @@ public final class CircuitBreakerRegistry {
     return dot <= 0 ? null : toolName.substring(0, dot);
   }
 
-  /** The breaker of {@code toolName}, created on first use. */
+  /**
+   * The breaker of {@code toolName}, created on first use.
+   *
+   * @throws IllegalStateException if it is new and the registry already holds {@code maxBreakers} breakers
+   */
   public CircuitBreaker breaker(String toolName) {
     Objects.requireNonNull(toolName, "toolName");
     return tools.computeIfAbsent(toolName, name -> create(toolBreakers, name));
@@ -94,8 +109,20 @@ public final class CircuitBreakerRegistry {
         name -> GuardOperator.of(family(name).orElse(null), breaker(name)));
   }
 
-  private static CircuitBreaker create(Function<String, CircuitBreaker> factory, String name) {
-    CircuitBreaker breaker = Objects.requireNonNull(factory.apply(name), "breaker factory returned null");
+  private CircuitBreaker create(Function<String, CircuitBreaker> factory, String name) {
+    if (created.incrementAndGet() > maxBreakers) {
+      created.decrementAndGet();
+      throw new IllegalStateException("CircuitBreakerRegistry already holds " + maxBreakers + " breakers, its bound, "
+          + "and was asked for a new one: breaker names must come from a closed set (tool and backend names, never "
+          + "user data); raise maxBreakers(..) if there really are more");
+    }
+    CircuitBreaker breaker;
+    try {
+      breaker = Objects.requireNonNull(factory.apply(name), "breaker factory returned null");
+    } catch (RuntimeException e) {
+      created.decrementAndGet();
+      throw e;
+    }
     if (!breaker.name().equals(name)) {
       throw new IllegalStateException("The breaker factory was asked for '" + name + "' and built '"
           + breaker.name() + "': build it with CircuitBreaker.builder(name)");
@@ -108,8 +135,22 @@ public final class CircuitBreakerRegistry {
     private Function<String, CircuitBreaker> toolBreakers = CircuitBreaker::ofDefaults;
     private Function<String, CircuitBreaker> familyBreakers;
     private Function<String, String> familyOf = CircuitBreakerRegistry::prefixFamily;
+    private int maxBreakers = DEFAULT_MAX_BREAKERS;
 
     private Builder() {}
+
+    /**
+     * The most breakers (tools and families together) the registry creates; default
+     * {@value #DEFAULT_MAX_BREAKERS}. Each breaker and its meters live as long as the registry.
+     */
+    public Builder maxBreakers(int maxBreakers) {
+      if (maxBreakers < 1) {
+        throw new IllegalArgumentException("maxBreakers is " + maxBreakers + ": give at least 1, e.g. the number of "
+            + "tools plus their families");
+      }
+      this.maxBreakers = maxBreakers;
+      return this;
+    }
 
     /** Builds the breaker of a tool (and of a family, unless {@link #familyBreakers} is set) from its name. */
     public Builder breakers(Function<String, CircuitBreaker> factory) {

@@ -15,7 +15,9 @@ import java.util.Objects;
  * @param breaker the breaker's name
  * @param from the state it left
  * @param to the state it entered
- * @param at when, on the breaker's scheduler clock
+ * @param at when, on the breaker's scheduler clock, as an offset from {@link java.time.Instant#EPOCH} (a monotonic
+ *     reading, not a wall-clock time); a transition applied from another instance is dated when it arrived, by the
+ *     receiving breaker's clock, since monotonic clocks of two hosts share no origin
  * @param openDuration for a transition to {@code OPEN}, how long it stays open before a probe; otherwise zero
  * @param origin the instance that made the transition (a random id per breaker instance); transitions applied from
  *     another instance keep that instance's origin

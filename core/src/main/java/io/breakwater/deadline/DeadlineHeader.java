@@ -1,6 +1,7 @@
 package io.breakwater.deadline;
 
 import io.breakwater.Breakwater;
+import io.breakwater.internal.http.ServerText;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -32,25 +33,36 @@ import reactor.netty.http.server.HttpServerResponse;
  * <p>On the server, {@link #honour} answers {@code 400} to a malformed header and {@code 504} to a request whose
  * deadline has already passed, without calling the handler; a handler still running when the deadline passes is
  * cancelled and answered {@code 504} if it has not sent its headers yet. Requests without the header run unbounded.
+ *
+ * <p>The header is the caller's wish, not the server's policy: the server runs a request for at most
+ * min(header, {@link #maximum(Duration) maximum}), by default 5 minutes, so that a
+ * caller cannot give a handler (and the idempotency leases and key lifetimes checked against its deadline) more time
+ * than the server allows. Answers are plain text and never quote the header's value.
  */
 public final class DeadlineHeader {
 
   /** The header's default name. */
   public static final String DEFAULT_NAME = "Breakwater-Timeout";
 
+  /** The longest deadline a server grants by default, whatever the header asks for: 5 minutes. */
+  public static final Duration DEFAULT_MAXIMUM = Duration.ofMinutes(5);
+
   private static final int MAX_DIGITS_VALUE = 99_999_999;
+  private static final String TEXT_PLAIN = "text/plain; charset=utf-8";
 
   private final String name;
   private final Supplier<Scheduler> scheduler;
+  private final long maximumNanos;
 
-  private DeadlineHeader(String name, Supplier<Scheduler> scheduler) {
+  private DeadlineHeader(String name, Supplier<Scheduler> scheduler, long maximumNanos) {
     this.name = name;
     this.scheduler = scheduler;
+    this.maximumNanos = maximumNanos;
   }
 
-  /** The {@value #DEFAULT_NAME} header, with time from {@code Schedulers::parallel}. */
+  /** The {@value #DEFAULT_NAME} header, with time from {@code Schedulers::parallel} and a 5-minute maximum. */
   public static DeadlineHeader standard() {
-    return new DeadlineHeader(DEFAULT_NAME, Schedulers::parallel);
+    return new DeadlineHeader(DEFAULT_NAME, Schedulers::parallel, DEFAULT_MAXIMUM.toNanos());
   }
 
   /** A header of another name, e.g. {@code grpc-timeout} to speak to a gRPC-aware proxy. */
@@ -59,16 +71,42 @@ public final class DeadlineHeader {
     if (name.isBlank()) {
       throw new IllegalArgumentException("Deadline header name is blank: give an HTTP header name");
     }
-    return new DeadlineHeader(name, Schedulers::parallel);
+    return new DeadlineHeader(name, Schedulers::parallel, DEFAULT_MAXIMUM.toNanos());
   }
 
   /** The same header, with the server-side deadline read from another scheduler (for tests in virtual time). */
   public DeadlineHeader scheduler(Supplier<Scheduler> scheduler) {
-    return new DeadlineHeader(name, Objects.requireNonNull(scheduler, "scheduler"));
+    return new DeadlineHeader(name, Objects.requireNonNull(scheduler, "scheduler"), maximumNanos);
+  }
+
+  /**
+   * The same header, granting a request at most {@code maximum} on the server whatever its header asks for (default
+   * {@link #DEFAULT_MAXIMUM}). Keep it below the TTL of the idempotency policies the handlers use.
+   */
+  public DeadlineHeader maximum(Duration maximum) {
+    Objects.requireNonNull(maximum, "maximum");
+    if (maximum.isNegative() || maximum.isZero()) {
+      throw new IllegalArgumentException("Deadline header maximum is " + maximum + ": give a positive duration, e.g. "
+          + "Duration.ofMinutes(5)");
+    }
+    return new DeadlineHeader(name, scheduler, saturatedNanos(maximum));
+  }
+
+  private static long saturatedNanos(Duration duration) {
+    try {
+      return duration.toNanos();
+    } catch (ArithmeticException overflow) {
+      return Long.MAX_VALUE;
+    }
   }
 
   public String name() {
     return name;
+  }
+
+  /** The longest deadline this server grants. */
+  public Duration maximum() {
+    return Duration.ofNanos(maximumNanos);
   }
 
   /**
@@ -93,13 +131,14 @@ public final class DeadlineHeader {
       }
       long remainingNanos;
       try {
-        remainingNanos = parse(value);
+        remainingNanos = Math.min(parse(value), maximumNanos);
       } catch (IllegalArgumentException malformed) {
-        return response.status(400).sendString(Mono.just(malformed.getMessage()));
+        return response.status(400).header("Content-Type", TEXT_PLAIN).sendString(Mono.just("Malformed " + name
+            + " header: expected 1 to 8 digits and a unit (H, M, S, m, u or n), e.g. 2500m"));
       }
       if (remainingNanos == 0) {
-        return response.status(504).sendString(Mono.just("Deadline already expired on arrival (" + name + ": "
-            + value + ")"));
+        return response.status(504).header("Content-Type", TEXT_PLAIN).sendString(Mono.just(
+            "Deadline already expired on arrival (" + name + ")"));
       }
       DeadlineSpec spec = DeadlineSpec.builder(Duration.ofNanos(remainingNanos))
           .name("inbound " + name)
@@ -109,7 +148,7 @@ public final class DeadlineHeader {
           .transform(Breakwater.withDeadline(spec))
           .onErrorResume(DeadlineExceededException.class, e -> response.hasSentHeaders()
               ? Mono.error(e)
-              : response.status(504).sendString(Mono.just(e.getMessage())));
+              : response.status(504).header("Content-Type", TEXT_PLAIN).sendString(Mono.just(e.getMessage())));
     };
   }
 
@@ -172,7 +211,7 @@ public final class DeadlineHeader {
   }
 
   private static IllegalArgumentException malformed(String value) {
-    return new IllegalArgumentException("Malformed deadline header value '" + value
+    return new IllegalArgumentException("Malformed deadline header value '" + ServerText.quote(value)
         + "': expected 1 to 8 digits and a unit (H, M, S, m, u or n), e.g. 2500m");
   }
 }

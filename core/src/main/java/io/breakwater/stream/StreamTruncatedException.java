@@ -3,64 +3,88 @@ package io.breakwater.stream;
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
+import reactor.util.annotation.Nullable;
 
 /**
  * A stream failed after it had delivered content, and could not be resumed: it ended without its terminal event
- * (e.g. {@code [DONE]}, {@code message_stop}), the connection dropped, it stalled, or the server reported an error
- * mid-stream. The content delivered so far is attached ({@link #partialOutput()}) so the caller can keep, show or
- * discard it; the cause, if any, is the failure that ended it.
+ * (e.g. {@code [DONE]}, {@code message_stop}), the connection dropped, or its output grew past a limit. What was
+ * delivered so far is attached: {@link #partialOutput()} as text, and {@link #partialResult()} as the producer's
+ * own partial result (for {@code LlmStreamClient}, an {@code LlmResponse}: read it with
+ * {@code LlmResponse.partialOf(e)}). The cause, if any, is the failure that ended it; when resumes were tried, a
+ * {@code RetryExhaustedException} that lists every attempt (the first is the one that cut the stream).
  *
- * <p>Its kind is the cause's ({@link FailureClassifier#defaults()}), or {@link FailureKind#CONNECTION} for a stream
- * that simply ended early. A retry regenerates the whole answer: decide whether that is wanted.
+ * <p>A stream cut by a timeout (a stall, a deadline) is a {@link StreamTruncatedByTimeoutException} instead, so that
+ * {@code onErrorResume(TimeoutException.class, ..)} catches it.
  *
  * <pre>{@code
- * client.stream(request)
- *     .onErrorResume(StreamTruncatedException.class, e -> Flux.just(e.partialOutput() + " [truncated]"));
+ * client.stream(request).as(LlmResponse::aggregate)
+ *     .onErrorResume(StreamTruncatedException.class, e -> Mono.justOrEmpty(LlmResponse.partialOf(e)));
  * }</pre>
+ *
+ * <p>Its kind is the kind of the failure that cut the stream ({@link FailureKind#CONNECTION} for a stream that simply
+ * ended early). A retry regenerates the whole answer: decide whether that is wanted.
  */
 public final class StreamTruncatedException extends RuntimeException implements BreakwaterException {
 
   private static final long serialVersionUID = 1L;
 
-  private final String source;
-  private final String partialOutput;
-  private final long itemsDelivered;
+  private final transient Truncation truncation;
 
   /**
    * @param source what detected it, e.g. {@code "llm:openai_chat"}
-   * @param partialOutput the content delivered before the failure
+   * @param partialOutput the content delivered before the failure, as text
    * @param itemsDelivered how many items were delivered
    * @param cause the failure that ended the stream, or {@code null} if it ended without its terminal event
    */
-  public StreamTruncatedException(String source, String partialOutput, long itemsDelivered, Throwable cause) {
-    super("Stream from " + source + " "
-        + (cause == null ? "ended without its terminal event" : "failed: " + cause.getMessage())
-        + " after " + itemsDelivered + " items (" + partialOutput.length() + " chars of partial output attached)",
-        cause);
-    this.source = source;
-    this.partialOutput = partialOutput;
-    this.itemsDelivered = itemsDelivered;
+  public StreamTruncatedException(String source, String partialOutput, long itemsDelivered,
+      @Nullable Throwable cause) {
+    this(source, partialOutput, itemsDelivered, null,
+        cause == null ? FailureKind.CONNECTION : FailureClassifier.defaults().classify(cause), cause);
   }
 
-  /** The content delivered before the failure. */
+  /**
+   * @param source what detected it, e.g. {@code "llm:openai_chat"}
+   * @param partialOutput the content delivered before the failure, as text
+   * @param itemsDelivered how many items were delivered
+   * @param partialResult the producer's own partial result, or {@code null}
+   * @param kind the kind of the failure that cut the stream
+   * @param cause the failure that ended the stream, or {@code null} if it ended without its terminal event
+   */
+  public StreamTruncatedException(String source, String partialOutput, long itemsDelivered,
+      @Nullable Object partialResult, FailureKind kind, @Nullable Throwable cause) {
+    this(new Truncation(source, partialOutput, itemsDelivered, partialResult, kind), cause);
+  }
+
+  private StreamTruncatedException(Truncation truncation, @Nullable Throwable cause) {
+    super(truncation.message(cause), cause);
+    this.truncation = truncation;
+  }
+
+  /** The content delivered before the failure, as text. */
   public String partialOutput() {
-    return partialOutput;
+    return truncation.partialOutput();
+  }
+
+  /** The producer's own partial result (an {@code LlmResponse} for {@code LlmStreamClient}), or {@code null}. */
+  @Nullable
+  public Object partialResult() {
+    return truncation.partialResult();
   }
 
   /** How many items were delivered before the failure. */
   public long itemsDelivered() {
-    return itemsDelivered;
+    return truncation.itemsDelivered();
   }
 
   @Override
   public String source() {
-    return source;
+    return truncation.source();
   }
 
-  /** The cause's kind, or {@link FailureKind#CONNECTION} when the stream simply ended early. */
+  /** The kind of the failure that cut the stream; {@link FailureKind#CONNECTION} when it simply ended early. */
   @Override
   public FailureKind failureKind() {
-    return getCause() == null ? FailureKind.CONNECTION : FailureClassifier.defaults().classify(getCause());
+    return truncation.kind();
   }
 
   /** No stack trace: the message and the cause say what happened. */

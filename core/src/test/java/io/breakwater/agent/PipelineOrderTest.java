@@ -52,7 +52,7 @@ class PipelineOrderTest {
     CircuitBreakerRegistry breakers = breakers(2);
     AtomicInteger calls = new AtomicInteger();
     Tool<Refund, String> refund = Tool.of(fx.descriptor("pay.refund").sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)
-            .idempotency(IdempotencyPolicy.of(IdempotencyStore.inMemory())).breakers(breakers)
+            .idempotency(IdempotencyPolicy.of(IdempotencyStore.inMemory())).singleTenant().breakers(breakers)
             .retry(Fixtures.retry("pay", 0).build()).build(),
         (Refund r) -> Mono.defer(() -> calls.incrementAndGet() == 1
             ? Mono.just("refunded " + r.order()) : Mono.error(new HttpStatusException(503))), String.class);
@@ -76,6 +76,7 @@ class PipelineOrderTest {
     Tool<Refund, String> refund = Tool.of(fx.descriptor("pay.refund").sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)
             .idempotency(IdempotencyPolicy.builder(IdempotencyStore.inMemory()).pollInterval(Duration.ofMillis(50))
                 .build())
+            .singleTenant()
             .build(),
         (Refund r) -> Mono.defer(() -> calls.incrementAndGet() == 1
             ? Mono.error(new HttpStatusException(503)) : Mono.just("refunded " + r.order())), String.class);

@@ -20,6 +20,40 @@ class RedactorTest {
     assertThat(redactor.sensitive("city")).isFalse();
   }
 
+  /** Issue 15, high 3: the usual credential names were missed, because names had to equal a listed one. */
+  @Test
+  void aNameIsSensitiveWhenItContainsASensitiveTerm() {
+    for (String name : List.of("access_token", "refresh_token", "client_secret", "x-api-key", "private_key",
+        "privateKey", "X-Auth-Token", "sessionId", "Set-Cookie", "db_password", "passwd", "userCredentials",
+        "Authorization", "oauth_state", "creditCardNumber", "SSN")) {
+      assertThat(redactor.sensitive(name)).as(name).isTrue();
+    }
+    for (String name : List.of("city", "query", "className", "date", "displayName")) {
+      assertThat(redactor.sensitive(name)).as(name).isFalse();
+    }
+  }
+
+  @Test
+  void credentialsInsideTextAreMaskedWhateverCharacterPrecedesTheirName() {
+    assertThat(redactor.redactText("GET /cb?code=1&access_token=at-123&state=x failed; client_secret=cs-456, "
+        + "x-api-key: sk-ant-789; X_REFRESH_TOKEN=rt-0"))
+        .isEqualTo("GET /cb?code=1&access_token=[redacted]&state=x failed; client_secret=[redacted], "
+            + "x-api-key: [redacted]; X_REFRESH_TOKEN=[redacted]");
+  }
+
+  @Test
+  void quotedValuesAreMaskedWholeEscapesIncluded() {
+    assertThat(redactor.redactText("{\"password\":\"a\\\"b\",\"user\":\"bob\"}"))
+        .isEqualTo("{\"password\":[redacted],\"user\":\"bob\"}");
+    assertThat(redactor.redactText("apiKey='two words' rejected")).isEqualTo("apiKey=[redacted] rejected");
+    assertThat(redactor.redactText("private_key='it\\'s long' and 'session' : \"s-1 2\""))
+        .isEqualTo("private_key=[redacted] and 'session' : [redacted]");
+    assertThat(redactor.redactText("cut: \"token\":\"unterminated \\\" secret"))
+        .isEqualTo("cut: \"token\":[redacted]");
+    assertThat(redactor.redactText("Cookie: sid=abc; theme=dark\nnext line"))
+        .isEqualTo("Cookie: [redacted]\nnext line");
+  }
+
   @Test
   void nestedFieldsAndArraysAreMasked() {
     Object args = Map.of("user", Map.of("name", "ana", "password", "hunter2"),

@@ -73,7 +73,7 @@ class TaskStateRaceTest {
       AtomicInteger reachedThreshold = new AtomicInteger();
       race((thread, i) -> {
         FailureKind kind = i % 2 == 0 ? FailureKind.TIMEOUT : FailureKind.SERVER_ERROR;
-        if (state.recordFailure("t" + (thread % 2), kind, "r", Map.of(FailureKind.TIMEOUT, 100)) == 100
+        if (state.recordFailure("t" + (thread % 2), kind, "r", Map.of(FailureKind.TIMEOUT, 100), null) == 100
             && kind == FailureKind.TIMEOUT) {
           reachedThreshold.incrementAndGet();
         }
@@ -86,6 +86,24 @@ class TaskStateRaceTest {
         assertThat(e.failures()).isEqualTo(1_000);
       });
       assertThat(state.memoryLines()).hasSize(2);
+    }
+  }
+
+  @Test
+  void racingFirstRefusalsShareOneTableAndAreAllCounted() throws InterruptedException {
+    for (int round = 0; round < 20; round++) {
+      TaskState state = new TaskState(TaskBudget.builder(Duration.ofMinutes(1)).build(), null);
+      Map<FailureKind, Integer> after = Map.of(FailureKind.INVALID_ARGUMENT, 1);
+      race((thread, i) -> state.recordFailure("lookup", FailureKind.INVALID_ARGUMENT, "id must be numeric", after,
+          "{\"id\":\"x" + (i % 2) + "\"}"));
+      for (int variant = 0; variant < 2; variant++) {
+        String key = "{\"id\":\"x" + variant + "\"}";
+        assertThat(state.refusal("lookup", () -> key, after)).as("round %d, variant %d", round, variant)
+            .isNotNull()
+            .satisfies(e -> assertThat(e.failures()).isEqualTo(THREADS * PER_THREAD / 2));
+      }
+      assertThat(state.refusal("lookup", () -> "{\"id\":\"42\"}", after)).isNull();
+      assertThat(state.unavailable("lookup")).isNull();
     }
   }
 

@@ -51,11 +51,11 @@ class ToolTest {
   @Test
   void adaptiveTimeoutLearnsTheP99PlusBufferAfterWarmUp() {
     Tool<Integer, String> tool = Tool.of(fx.descriptor("search.web")
-            .timeouts(CallTimeouts.adaptive().warmUp(Duration.ofSeconds(5), 10)
+            .timeouts(CallTimeouts.adaptive().warmUp(10, Duration.ZERO)
                 .bounds(Duration.ofMillis(100), Duration.ofSeconds(8)).buffer(Duration.ofMillis(250)).build())
             .build(),
         ms -> Mono.just("ok").delayElement(Duration.ofMillis(ms)), String.class);
-    assertThat(tool.currentTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(tool.currentTimeout()).as("the upper bound until warm").isEqualTo(Duration.ofSeconds(8));
     StepVerifier.withVirtualTime(() -> reactor.core.publisher.Flux.range(0, 10).concatMap(i -> tool.call(200)))
         .thenAwait(Duration.ofSeconds(3)).expectNextCount(10).expectComplete().verify(VERIFY);
     // p99 of ten 200 ms calls (HdrHistogram, 3 digits) + 250 ms
@@ -73,7 +73,7 @@ class ToolTest {
   @Test
   void meanPlusThreeSigmaIsAnOption() {
     Tool<Integer, String> tool = Tool.of(fx.descriptor("search.mean")
-            .timeouts(CallTimeouts.adaptive().meanPlusSigmas(3).warmUp(Duration.ofSeconds(5), 4)
+            .timeouts(CallTimeouts.adaptive().meanPlusSigmas(3).warmUp(4, Duration.ZERO)
                 .bounds(Duration.ofMillis(1), Duration.ofSeconds(8)).buffer(Duration.ZERO).build())
             .build(),
         ms -> Mono.just("ok").delayElement(Duration.ofMillis(ms)), String.class);
@@ -293,6 +293,48 @@ class ToolTest {
         .thenAwait(Duration.ofMillis(500)).thenCancel().verify(VERIFY);
     assertThat(fx.timer("slow.tool", "cancelled")).isEqualTo(1);
     assertThat(fx.events.get(0)).contains("\"outcome\":\"cancelled\"", "\"timeout_type\":null");
+  }
+
+  /** Issue 26: only hard and per-call timeouts reached the meter, so an alert on idle or first_item never fired. */
+  @Test
+  void streamTimeoutsOfEachAttemptAreCountedByType() {
+    Tool<String, String> firstItem = Tool.of(fx.descriptor("llm.first").build(),
+        (String a) -> reactor.core.publisher.Flux.<String>never()
+            .transformDeferred(io.breakwater.Breakwater.firstItemTimeout(Duration.ofMillis(300))).next(),
+        String.class);
+    Tool<String, String> idle = Tool.of(fx.descriptor("llm.idle").build(),
+        (String a) -> reactor.core.publisher.Flux.concat(reactor.core.publisher.Flux.just("token"),
+                reactor.core.publisher.Flux.<String>never())
+            .transformDeferred(io.breakwater.Breakwater.idleTimeout(Duration.ofMillis(300))).last(),
+        String.class);
+    StepVerifier.withVirtualTime(() -> firstItem.outcome("a").then(idle.outcome("a")))
+        .thenAwait(Duration.ofSeconds(5))
+        .assertNext(o -> assertThat(o.forModel()).contains("kind: timeout"))
+        .expectComplete().verify(VERIFY);
+    // three attempts each (2 retries)
+    assertThat(fx.meters.counter("breakwater.tool.timeouts", "tool", "llm.first", "type", "first_item").count())
+        .isEqualTo(3);
+    assertThat(fx.meters.counter("breakwater.tool.timeouts", "tool", "llm.idle", "type", "idle").count())
+        .isEqualTo(3);
+    assertThat(fx.events).allSatisfy(e -> assertThat(e).containsAnyOf("\"timeout_type\":\"first_item\"",
+        "\"timeout_type\":\"idle\""));
+  }
+
+  /** Issue 26: without a deadline the per-attempt timeout ran on Schedulers.parallel(), not the descriptor's clock. */
+  @Test
+  void withoutADeadlineThePerAttemptTimeoutRunsOnTheDescriptorsScheduler() {
+    reactor.test.scheduler.VirtualTimeScheduler clock = reactor.test.scheduler.VirtualTimeScheduler.create();
+    Tool<String, String> tool = Tool.of(fx.descriptor("slow.tool").scheduler(() -> clock)
+            .retry(Fixtures.retry("slow", 0).scheduler(() -> clock).build()).build(),
+        (String a) -> Mono.never(), String.class);
+    java.util.concurrent.atomic.AtomicReference<ToolOutcome<String>> outcome =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    tool.outcome("a").subscribe(outcome::set);
+    clock.advanceTimeBy(Duration.ofMillis(1_999));
+    assertThat(outcome).hasValue(null);
+    clock.advanceTimeBy(Duration.ofMillis(1));
+    assertThat(outcome.get()).isInstanceOf(ToolOutcome.Failure.class)
+        .satisfies(o -> assertThat(o.forModel()).contains("kind: timeout", "no answer within 2s"));
   }
 
   @Test

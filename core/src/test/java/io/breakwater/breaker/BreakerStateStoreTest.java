@@ -122,7 +122,45 @@ class BreakerStateStoreTest {
     assertThat(b.state()).isEqualTo(State.CLOSED);
   }
 
-  static final class CountingStore implements BreakerStateStore {
+  /**
+   * Issue 14, "also verify": a claim whose answer was an error was counted as granted (right: local state decides)
+   * and then released when the probe ended, taking back a claim another instance held, so a third instance could
+   * claim the probe while the first was still probing.
+   */
+  @Test
+  void aClaimThatErredIsNeverReleasedSoAnotherInstancesClaimStaysHeld() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreaker a = instance(shared);
+    CircuitBreaker b = instance(new FailingClaims(shared));
+    CircuitBreaker c = instance(shared);
+    Calls.failTimes(a, 2);
+    clock.advanceTimeBy(a.openDuration());
+
+    AtomicInteger upstream = new AtomicInteger();
+    Disposable probeOfA = counting(upstream, Mono.never()).transformDeferred(guardedBy(a)).subscribe();
+    Disposable probeOfB = counting(upstream, Mono.never()).transformDeferred(guardedBy(b)).subscribe();
+    assertThat(upstream).as("a holds the claim; b's claim failed, so its local permit decides").hasValue(2);
+    probeOfB.dispose();
+
+    assertThat(Calls.outcome(c, counting(upstream, Mono.just("x")))).as("a still holds the only claim")
+        .isInstanceOf(CircuitBreakerOpenException.class);
+    assertThat(upstream).hasValue(2);
+    probeOfA.dispose();
+  }
+
+  /** A store whose probe claims fail; everything else goes to {@code delegate}. */
+  static final class FailingClaims extends CountingStore {
+    FailingClaims(BreakerStateStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
+      return Mono.error(new IllegalStateException("claim timed out"));
+    }
+  }
+
+  static class CountingStore implements BreakerStateStore {
     final BreakerStateStore delegate;
     final AtomicInteger calls = new AtomicInteger();
 

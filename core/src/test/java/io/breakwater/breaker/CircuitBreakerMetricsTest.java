@@ -54,4 +54,31 @@ class CircuitBreakerMetricsTest {
     assertThat(transitions("half_open", "closed")).isEqualTo(1.0);
     assertThat(state("closed")).isEqualTo(1.0);
   }
+
+  /**
+   * Issue 19, problem 5: a second registry with the same breaker names on the same MeterRegistry got Micrometer's
+   * "Gauge has been already registered", and the gauge stayed bound to the first registry's breaker.
+   */
+  @Test
+  void theStateGaugeAndSuccessCountFollowTheBreakerBuiltLastOnAMeterRegistry() {
+    java.util.function.Supplier<CircuitBreakerRegistry> registryOfBreakers = () -> CircuitBreakerRegistry.builder()
+        .breakers(name -> Calls.on(clock, name).meterRegistry(registry).minimumCalls(2).build())
+        .build();
+    CircuitBreakerRegistry first = registryOfBreakers.get();
+    Calls.succeed(first.breaker("search"));
+    CircuitBreakerRegistry second = registryOfBreakers.get();   // e.g. a restarted application context
+    CircuitBreaker live = second.breaker("search");
+
+    Calls.failTimes(live, 2);
+    assertThat(live.state()).isEqualTo(CircuitBreaker.State.OPEN);
+    assertThat(state("open")).isEqualTo(1.0);
+    assertThat(state("closed")).isEqualTo(0.0);
+    assertThat(registry.find("breakwater.breaker.state").tags("breaker", "search").gauges()).hasSize(3);
+
+    Calls.succeed(second.breaker("search"));   // rejected
+    clock.advanceTimeBy(live.openDuration());
+    Calls.succeed(live);
+    assertThat(calls("success")).as("the live breaker's successes").isEqualTo(1.0);
+    assertThat(calls("failure")).as("failures of both breakers of that name").isEqualTo(2.0);
+  }
 }

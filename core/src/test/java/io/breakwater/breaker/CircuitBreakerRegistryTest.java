@@ -36,6 +36,26 @@ class CircuitBreakerRegistryTest {
     return call(tool, Mono.just("ok"));
   }
 
+  /** Issue 15: the registry kept a breaker and its meters for every name it ever saw, without a bound. */
+  @Test
+  void theRegistryRefusesToGrowPastItsBoundAndSaysNamesMustComeFromAClosedSet() {
+    CircuitBreakerRegistry bounded = CircuitBreakerRegistry.builder()
+        .breakers(name -> Calls.on(clock, name).build())
+        .maxBreakers(3)
+        .build();
+    bounded.breaker("gmail.send");
+    bounded.family("gmail.send");
+    bounded.breaker("gmail.list");
+    assertThat(bounded.breaker("gmail.send")).as("an existing breaker").isNotNull();
+    assertThatThrownBy(() -> bounded.breaker("user-42.lookup")).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("3 breakers").hasMessageContaining("closed set").hasMessageContaining("maxBreakers");
+    assertThatThrownBy(() -> Mono.just("x").transformDeferred(guardedBy(bounded, "calendar.create")))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(CircuitBreakerRegistry.ofDefaults()).isNotNull();
+    assertThatThrownBy(() -> CircuitBreakerRegistry.builder().maxBreakers(0))
+        .hasMessageContaining("maxBreakers is 0");
+  }
+
   @Test
   void toolsSharingAPrefixShareAFamilyBreaker() {
     assertThat(registry.family("gmail.send")).containsSame(registry.family("gmail.list").orElseThrow());

@@ -77,7 +77,7 @@ class CircuitBreakerTransitionsTest {
     StepVerifier.create(upstream.mono().transformDeferred(guardedBy(b)))
         .expectErrorSatisfies(e -> {
           assertThat(e).isInstanceOf(CircuitBreakerOpenException.class)
-              .hasMessage("Circuit breaker 'search' is OPEN: calls rejected for 20s more, then one probe is let "
+              .hasMessage("Circuit breaker 'search' is OPEN: calls rejected for 20s more, then 1 probe is let "
                   + "through");
           CircuitBreakerOpenException open = (CircuitBreakerOpenException) e;
           assertThat(open.source()).isEqualTo("search");
@@ -89,6 +89,16 @@ class CircuitBreakerTransitionsTest {
         })
         .verify(Duration.ofSeconds(5));
     upstream.assertWasNotSubscribed();
+  }
+
+  /** Issue 26: the rejection said "one probe" whatever {@code halfOpenProbes} was. */
+  @Test
+  void theRejectionSaysHowManyProbesWillBeLetThrough() {
+    CircuitBreaker b = on(clock, "search").minimumCalls(2).halfOpenProbes(3).openDuration(Duration.ofSeconds(30))
+        .build();
+    failTimes(b, 2);
+    assertThat(Calls.succeed(b)).hasMessage("Circuit breaker 'search' is OPEN: calls rejected for 30s more, then 3 "
+        + "probes are let through");
   }
 
   @Test

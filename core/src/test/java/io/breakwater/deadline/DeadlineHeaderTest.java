@@ -47,4 +47,19 @@ class DeadlineHeaderTest {
           .withMessageContaining("expected 1 to 8 digits and a unit (H, M, S, m, u or n)");
     }
   }
+
+  @Test
+  void aMalformedValueIsQuotedEscapedSoItCannotForgeALogLine() {
+    assertThatIllegalArgumentException().isThrownBy(() -> DeadlineHeader.parse("5\nm"))
+        .withMessageContaining("'5\\nm'").withMessageNotContaining("\n");
+  }
+
+  @Test
+  void theServersMaximumIsPositiveAndSaturates() {
+    assertThat(DeadlineHeader.standard().maximum()).isEqualTo(java.time.Duration.ofMinutes(5));
+    assertThat(DeadlineHeader.standard().maximum(java.time.Duration.ofSeconds(Long.MAX_VALUE)).maximum())
+        .isEqualTo(java.time.Duration.ofNanos(Long.MAX_VALUE));
+    assertThatIllegalArgumentException().isThrownBy(() -> DeadlineHeader.standard().maximum(java.time.Duration.ZERO))
+        .withMessageContaining("give a positive duration");
+  }
 }

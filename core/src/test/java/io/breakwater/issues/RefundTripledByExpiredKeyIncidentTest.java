@@ -38,7 +38,7 @@ class RefundTripledByExpiredKeyIncidentTest {
 
   Tool<Refund, String> refundTool(IdempotencyPolicy policy) {
     return Tool.of(ToolDescriptor.builder("payments.refund").sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)
-            .idempotency(policy).meterRegistry(new SimpleMeterRegistry()).eventLog(e -> { }).build(),
+            .idempotency(policy).singleTenant().meterRegistry(new SimpleMeterRegistry()).eventLog(e -> { }).build(),
         this::pay, String.class);
   }
 

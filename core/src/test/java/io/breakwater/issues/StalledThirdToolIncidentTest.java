@@ -57,7 +57,7 @@ class StalledThirdToolIncidentTest {
 
   ToolDescriptor descriptor(String name) {
     return ToolDescriptor.builder(name).sideEffect(SideEffect.READ_ONLY)
-        .timeouts(CallTimeouts.adaptiveDefaults())
+        .timeouts(CallTimeouts.adaptive().warmUp(20, Duration.ofSeconds(5)).build())   // warm after 20 calls
         .retry(RetryPolicy.builder().name(name).backoff(Backoff.fixed(Duration.ofMillis(100)))
             .timeoutBase(Duration.ZERO).budget(RetryBudget.unlimited()).build())
         .meterRegistry(meters).eventLog(e -> { })

@@ -45,7 +45,7 @@ class TransientFieldsDuplicateKeysIncidentTest {
 
   ToolDescriptor.Builder mail() {
     return ToolDescriptor.builder("mail.send").sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)
-        .idempotency(IdempotencyPolicy.of(IdempotencyStore.inMemory()))
+        .idempotency(IdempotencyPolicy.of(IdempotencyStore.inMemory())).singleTenant()
         .meterRegistry(new SimpleMeterRegistry()).eventLog(e -> { });
   }
 

@@ -39,6 +39,10 @@ import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.IdleTimeoutException;
+import io.breakwater.stream.StreamTimeouts;
+import io.breakwater.stream.llm.Dialect;
+import io.breakwater.stream.llm.LlmResponse;
+import io.breakwater.stream.llm.LlmStreamClient;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Tag;
@@ -56,12 +60,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
 import reactor.test.StepVerifier;
 
 /**
@@ -243,6 +250,7 @@ class SecretsNeverLeakTest {
         .retry(retry(name, 1).build())
         .breakers(breakers)
         .idempotency(idempotency)
+        .singleTenant()
         .redact("accountRef")
         .logArgs("query", "apiKey", "accountRef")
         .meterRegistry(meters)
@@ -299,9 +307,95 @@ class SecretsNeverLeakTest {
     assertNothingLeaked();
   }
 
+  /**
+   * Issue 15, high 3: {@code access_token}, {@code refresh_token}, {@code client_secret}, {@code x-api-key} and
+   * {@code private_key} were missed as argument names and inside error texts, and quoted values were masked in part.
+   */
+  @Test
+  void theUsualCredentialNamesAreMaskedInArgumentsAndInErrorTexts() {
+    List<String> secrets = List.of("at-9Q1", "rt-8W2", "cs-7E3", "xk-6R4", "pk-5T5", "pw-4Y6", "tw-3U7", "ck-2I8");
+    Map<String, String> args = new java.util.LinkedHashMap<>();
+    args.put("query", "flights");
+    args.put("access_token", secrets.get(0));
+    args.put("refresh_token", secrets.get(1));
+    args.put("client_secret", secrets.get(2));
+    args.put("x-api-key", secrets.get(3));
+    args.put("private_key", secrets.get(4));
+    // a server error quoting other credentials than the arguments', in every usual form
+    String text = "refused GET /cb?code=1&access_token=" + secrets.get(0) + "x&refresh_token=" + secrets.get(1)
+        + "x; {\"client_secret\":\"a\\\"" + secrets.get(2) + "\",\"password\":\"" + secrets.get(5)
+        + "\"} x-api-key: " + secrets.get(3) + "x, private_key='two " + secrets.get(4) + "x', apiKey='two "
+        + secrets.get(6) + "' Cookie: sid=1; session=" + secrets.get(7);
+    Tool<Map<String, String>, String> tool = Tool.of(ToolDescriptor.builder("vault.read")
+            .sideEffect(SideEffect.READ_ONLY).retry(retry("vault", 0).build())
+            .logArgs("query", "access_token", "x-api-key", "private_key").meterRegistry(meters)
+            .eventLog(events::add).build(),
+        a -> Mono.error(() -> toolError(new HttpStatusException(502, Map.of(), text))), new com.fasterxml.jackson
+            .core.type.TypeReference<String>() { });
+    StepVerifier.withVirtualTime(() -> tool.outcome(args)
+            .concatWith(tool.outcome(args).transformDeferred(withTaskBudget(TaskBudget.builder(Duration.ofMinutes(1))
+                .build())))
+            .doOnNext(o -> {
+              seen.add(o.forModel());
+              seen.add(o.toString());
+              see(((ToolOutcome.Failure<String>) o).error());
+            }))
+        .expectNextCount(2).verifyComplete();
+    assertThat(seen).anySatisfy(t -> assertThat(t).contains("access_token=[redacted]", "\"client_secret\":"
+        + "[redacted]", "x-api-key: [redacted]", "private_key=[redacted]", "apiKey=[redacted]"));
+    List<String> everything = new ArrayList<>(seen);
+    everything.addAll(events);
+    everything.addAll(logs().lines().toList());
+    assertThat(events).isNotEmpty();
+    assertThat(everything).allSatisfy(t -> assertThat(t).doesNotContain(secrets));
+  }
+
   // --- helpers -------------------------------------------------------------------------------------------------
 
   /** An error message that quotes both secrets, once by name and once bare. */
+  @Test
+  void theLlmClientNeverQuotesItsKeyOrTheRequestsSecretsEvenWhenTheServerEchoesThem() {
+    AtomicInteger requests = new AtomicInteger();
+    String sse = "text/event-stream";
+    DisposableServer server = HttpServer.create().host("127.0.0.1").port(0).handle((req, res) -> {
+      int n = requests.getAndIncrement();
+      Mono<String> answer = switch (n) {
+        case 0 -> Mono.just("{\"error\":{\"message\":\"Incorrect API key provided: " + API_KEY
+            + ". You sent {\\\"apiKey\\\": \\\"" + API_KEY + "\\\"}\"}}");
+        case 1 -> Mono.just("event: error\ndata: {\"error\":{\"type\":\"invalid_request_error\",\"message\":"
+            + "\"Authorization: Bearer " + API_KEY + " rejected\\r\\nfor apiKey=" + API_KEY + "\"}}\n\n");
+        default -> Mono.just("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Lyon\"}}]}\n\n"
+            + "data: {\"error\":{\"code\":400,\"message\":\"value " + API_KEY + " is not allowed\"}}\n\n");
+      };
+      return res.status(n == 0 ? 401 : 200).header("Content-Type", n == 0 ? "application/json" : sse)
+          .sendString(req.receive().aggregate().asString().then(answer));
+    }).bindNow();
+    try {
+      LlmStreamClient client = LlmStreamClient.builder("http://127.0.0.1:" + server.port(), Dialect.OPENAI_CHAT)
+          .header("Authorization", "Bearer " + API_KEY).header("x-api-key", API_KEY)
+          .retry(retry("llm", 0).build())
+          .timeouts(StreamTimeouts.builder().firstItem(Duration.ofSeconds(60)).idle(Duration.ofSeconds(30)).build())
+          .meterRegistry(meters)
+          .callListener(e -> seen.add(e.toString()))
+          .build();
+      Map<String, Object> llmRequest = Map.of("model", "m", "apiKey", API_KEY, "accountRef", ACCOUNT,
+          "messages", List.of(Map.of("role", "user", "content", "flights for " + ACCOUNT)));
+      for (int i = 0; i < 3; i++) {
+        Throwable error = client.stream(llmRequest).as(LlmResponse::aggregate).then(Mono.<Throwable>empty())
+            .onErrorResume(Mono::just).block(Duration.ofSeconds(90));   // a real server: slow on a loaded machine
+        assertThat(error).isNotNull();
+        see(error);
+        LlmResponse.partialOf(error).ifPresent(r -> seen.add(r.toString()));
+      }
+      assertThat(requests).hasValue(3);
+    } finally {
+      server.disposeNow();
+    }
+    assertThatThrownBy(() -> LlmStreamClient.builder("https://bob:" + API_KEY + "@api.example.com",
+        Dialect.OPENAI_CHAT).build()).satisfies(this::see);
+    assertNothingLeaked();
+  }
+
   private static String leaky() {
     return "upstream refused apiKey=" + API_KEY + ", accountRef: " + ACCOUNT + " (no account " + ACCOUNT + ")";
   }

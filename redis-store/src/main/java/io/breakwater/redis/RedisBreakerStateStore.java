@@ -31,21 +31,27 @@ import reactor.core.publisher.Mono;
  *   <li><b>Transitions</b> are published as JSON on one pub/sub channel per breaker,
  *       {@code bw:breaker:{<name>}:transitions}, so every instance opens when one trips.</li>
  *   <li><b>Probes.</b> One counter per breaker, {@code bw:breaker:{<name>}:probes}, claimed by a script (one round
- *       trip): at most {@code permits} probes run across the cluster; claims lapse together after their lease if
- *       their holders die.</li>
+ *       trip: {@code INCR}, {@code DECR} again when over {@code permits}, else {@code PEXPIRE lease}): at most
+ *       {@code permits} probes run across the cluster; every grant renews the lease, so the claims held lapse
+ *       together one lease after the latest one if their holders die.</li>
  *   <li><b>Outages.</b> Every operation gives up after {@code operationTimeout} (default 500 ms); the breaker then
- *       falls back to its local state, as the SPI specifies (a failed claim counts as granted).</li>
+ *       falls back to its local state, as the SPI specifies (a failed claim lets the probe through and is not
+ *       released: if the script ran, its lease ends it).</li>
  * </ul>
  */
 public final class RedisBreakerStateStore implements BreakerStateStore {
 
+  /**
+   * Grants one of {@code ARGV[1]} claims and sets the lease on every grant: the claims held lapse together
+   * {@code ARGV[2]} ms after the latest one, so none is cut short by an earlier claim's lease.
+   */
   static final String CLAIM = """
       local n = redis.call('INCR', KEYS[1])
-      if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
       if n > tonumber(ARGV[1]) then
         redis.call('DECR', KEYS[1])
         return 0
       end
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
       return 1
       """;
 
@@ -76,10 +82,18 @@ public final class RedisBreakerStateStore implements BreakerStateStore {
     return create(redisson, "bw:breaker:", Duration.ofMillis(500));
   }
 
+  /**
+   * A store with keys {@code <keyPrefix>{<breaker>}:…}: the breaker's name is the Redis Cluster hash tag, so a prefix
+   * with braces is refused.
+   */
   public static RedisBreakerStateStore create(RedissonReactiveClient redisson, String keyPrefix,
       Duration operationTimeout) {
     Objects.requireNonNull(redisson, "redisson");
     Objects.requireNonNull(keyPrefix, "keyPrefix");
+    if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+      throw new IllegalArgumentException("keyPrefix has a brace: braces make a Redis Cluster hash tag, which would put "
+          + "every breaker's keys in one slot; use a prefix without '{' and '}', e.g. \"bw:breaker:\"");
+    }
     if (operationTimeout.isNegative() || operationTimeout.isZero()) {
       throw new IllegalArgumentException("operationTimeout is " + operationTimeout + ": give a positive duration");
     }

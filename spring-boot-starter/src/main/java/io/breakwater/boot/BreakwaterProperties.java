@@ -245,6 +245,9 @@ public record BreakwaterProperties(
    * @param retry the name of the retry policy (default the tool's name)
    * @param breakers whether the registry's tool and family breakers guard every attempt
    * @param idempotency whether calls happen at most once per key, with the application's idempotency policy
+   * @param tenantKey with idempotency: the Reactor Context key under which each call's tenant is, the namespace of
+   *     its keys (one of this and {@code singleTenant} is required with idempotency)
+   * @param singleTenant with idempotency: one tenant only ever calls the tool, so its keys share the default namespace
    * @param transientFields argument fields left out of the idempotency key
    * @param unavailableAfter failed calls of a kind after which the tool is written off for the task
    * @param alternates tools the model may use instead
@@ -252,7 +255,8 @@ public record BreakwaterProperties(
    * @param logArgs top-level argument fields written in call events
    */
   public record Tool(SideEffect sideEffect, String family, @DefaultValue TimeoutSettings timeouts, String retry,
-      @DefaultValue("true") boolean breakers, @DefaultValue("false") boolean idempotency, List<String> transientFields,
+      @DefaultValue("true") boolean breakers, @DefaultValue("false") boolean idempotency, String tenantKey,
+      @DefaultValue("false") boolean singleTenant, List<String> transientFields,
       Map<FailureKind, Integer> unavailableAfter, List<String> alternates, List<String> redact,
       List<String> logArgs) {
 
@@ -274,11 +278,11 @@ public record BreakwaterProperties(
    * @param buffer added to the learnt latency (default 250ms)
    * @param min the least adaptive timeout (default 500ms)
    * @param max the greatest adaptive timeout (default 30s)
-   * @param warmUp the timeout until enough latencies are known (default 10s)
-   * @param warmUpSamples successes needed before the learnt timeout is used (default 20)
+   * @param warmUpTime how long after the first success attempts still get {@code max} (default 1m)
+   * @param warmUpSamples successes needed before the learnt timeout is used (default 50)
    */
   public record TimeoutSettings(Duration fixed, Double percentile, Double sigmas, Duration buffer, Duration min,
-      Duration max, Duration warmUp, Integer warmUpSamples) {}
+      Duration max, Duration warmUpTime, Integer warmUpSamples) {}
 
   /**
    * The Actuator health contributor {@code breakwater}.

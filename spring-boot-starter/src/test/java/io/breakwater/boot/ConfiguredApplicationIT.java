@@ -145,6 +145,9 @@ class ConfiguredApplicationIT {
     assertThat(book.timeouts().percentile()).isEqualTo(95.0);
     assertThat(book.timeouts().min()).isEqualTo(Duration.ofSeconds(1));
     assertThat(book.timeouts().warmUpSamples()).isEqualTo(10);
+    assertThat(book.timeouts().warmUpTime()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(book.idempotencyNamespace().apply(reactor.util.context.Context.of("tenant", "acme")))
+        .isEqualTo("acme");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.breakwater.internal.agent;
 
 import io.breakwater.agent.RemainingBudget;
+import io.breakwater.agent.ToolArgumentsRefusedException;
 import io.breakwater.agent.ToolFailure;
 import io.breakwater.agent.ToolRateLimitedException;
 import io.breakwater.agent.ToolUnavailableException;
@@ -90,6 +91,9 @@ public final class FailureAdvice {
       int attempts = re.attempts().size();
       text = (last == re ? re.reason().tag().replace('_', ' ') : reason(last))
           + (attempts > 1 ? " (" + attempts + " attempts)" : "");
+    } else if (error instanceof ToolArgumentsRefusedException refused) {
+      return refused.reason() + " (the same arguments failed " + refused.failures()
+          + (refused.failures() == 1 ? " time" : " times") + " in this task; not sent again)";
     } else if (error instanceof CallTimeoutException ct) {
       text = "no answer within " + Durations.format(ct.budget());
     } else if (error instanceof DeadlineExceededException) {

@@ -2,13 +2,15 @@ package io.breakwater.internal.agent;
 
 import io.breakwater.agent.CallTimeouts;
 import io.breakwater.deadline.Deadline;
+import java.time.Duration;
 import org.HdrHistogram.ConcurrentHistogram;
 import reactor.util.annotation.Nullable;
 
 /**
  * The per-tool state of {@link CallTimeouts}: a histogram of successful attempts' durations (microseconds) and the
  * timeout it gives, recomputed every time the sample count grows by 1/64 (at least 1), so reading it is a volatile
- * read on the hot path. Thread-safe.
+ * read on the hot path. Until the warm-up is over (enough samples, and enough time since the first) the timeout is
+ * the upper bound. Thread-safe.
  */
 public final class LatencyTimeouts {
 
@@ -18,18 +20,36 @@ public final class LatencyTimeouts {
   private final CallTimeouts config;
   @Nullable
   private final ConcurrentHistogram histogram;
+  private final long maxNanos;
+  private final long minNanos;
+  private final long bufferNanos;
+  private final long warmUpNanos;
   private volatile long learntNanos;
   private volatile long learntAtCount;
+  /** When the first success was recorded, on the tool's clock; {@link Long#MIN_VALUE} before it. */
+  private volatile long firstSampleAt = Long.MIN_VALUE;
+  private volatile boolean warm;
 
   public LatencyTimeouts(CallTimeouts config) {
     this.config = config;
     this.histogram = config.isAdaptive() ? new ConcurrentHistogram(3) : null;
-    this.learntNanos = config.warmUp().toNanos();
+    this.maxNanos = saturated(config.max());
+    this.minNanos = saturated(config.min());
+    this.bufferNanos = saturated(config.buffer());
+    this.warmUpNanos = saturated(config.warmUpTime());
+    this.learntNanos = maxNanos;
   }
 
-  /** Records the duration of a successful attempt. */
-  public void record(long nanos) {
+  private static long saturated(Duration duration) {
+    return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : duration.toNanos();
+  }
+
+  /** Records the duration of a successful attempt that ended at {@code now} on the tool's clock. */
+  public void record(long nanos, long now) {
     if (histogram != null && nanos >= 0) {
+      if (firstSampleAt == Long.MIN_VALUE) {
+        firstSampleAt = now;
+      }
       histogram.recordValue(Math.max(1L, nanos / NANOS_PER_MICRO));
     }
   }
@@ -39,15 +59,12 @@ public final class LatencyTimeouts {
     return histogram == null ? 0 : histogram.getTotalCount();
   }
 
-  /** The timeout the next attempt gets, before the deadline's clamps: learnt, warm-up or fixed. */
-  public long learntNanos() {
-    if (histogram == null) {
-      return config.max().toNanos();
+  /** The timeout an attempt starting at {@code now} gets, before the deadline's clamps: learnt, or the upper bound. */
+  public long learntNanos(long now) {
+    if (histogram == null || !warm(now)) {
+      return maxNanos;
     }
     long count = histogram.getTotalCount();
-    if (count < config.warmUpSamples()) {
-      return config.warmUp().toNanos();
-    }
     long last = learntAtCount;
     if (count - last >= Math.max(1L, last / 64)) {
       learntNanos = compute();
@@ -56,9 +73,27 @@ public final class LatencyTimeouts {
     return learntNanos;
   }
 
-  /** The timeout for an attempt under {@code deadline}: learnt, and never more than the time it leaves. */
-  public long timeoutNanos(@Nullable Deadline deadline) {
-    long timeout = learntNanos();
+  /** Whether the warm-up is over at {@code now}: enough samples, and enough time since the first. */
+  private boolean warm(long now) {
+    if (warm) {
+      return true;
+    }
+    long first = firstSampleAt;
+    if (first == Long.MIN_VALUE || histogram.getTotalCount() < config.warmUpSamples() || now - first < warmUpNanos) {
+      return false;
+    }
+    warm = true;
+    return true;
+  }
+
+  /** Whether an attempt starting at {@code now} gets a learnt timeout below the upper bound. */
+  public boolean tightened(long now) {
+    return learntNanos(now) < maxNanos;
+  }
+
+  /** The timeout for an attempt starting at {@code now} under {@code deadline}: never more than the time it leaves. */
+  public long timeoutNanos(@Nullable Deadline deadline, long now) {
+    long timeout = learntNanos(now);
     if (deadline != null) {
       timeout = Math.min(timeout, deadline.remainingNanos());
     }
@@ -69,7 +104,7 @@ public final class LatencyTimeouts {
     double micros = config.sigmas() > 0
         ? histogram.getMean() + config.sigmas() * histogram.getStdDeviation()
         : histogram.getValueAtPercentile(config.percentile());
-    long nanos = (long) (micros * NANOS_PER_MICRO) + config.buffer().toNanos();
-    return Math.max(config.min().toNanos(), Math.min(config.max().toNanos(), nanos));
+    double nanos = micros * NANOS_PER_MICRO + bufferNanos;
+    return nanos >= maxNanos ? maxNanos : Math.max(minNanos, (long) nanos);
   }
 }

@@ -18,18 +18,24 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * Hides sensitive fields: in argument trees (events, fingerprints) and in free text (failure reasons, memory lines).
- * Field names match case-insensitively, ignoring {@code _} and {@code -}: {@code apiKey}, {@code api_key} and
- * {@code API-KEY} are one name. Immutable and thread-safe.
+ * A name is normalised (lower case, without {@code _}, {@code -} and {@code .}) and is sensitive when it
+ * <em>contains</em> one of {@link #SENSITIVE_TERMS} ({@code access_token}, {@code client_secret}, {@code x-api-key},
+ * {@code private_key}, {@code Set-Cookie} all do), equals {@code ssn}, or equals one of the extra fields given
+ * ({@code redact(..)} of the tool's descriptor). In text, a sensitive name followed by {@code =} or {@code :} has
+ * its value masked whatever precedes the name: a quoted value (double or single quotes) whole, escapes included, an
+ * unquoted one up to the next separator, a cookie's up to the end of the line. Immutable and thread-safe.
  */
 public final class Redactor {
 
-  /** Redacted whatever the configuration says. */
-  public static final List<String> DEFAULT_FIELDS = List.of("password", "secret", "token", "apiKey", "api_key",
-      "authorization", "cookie", "ssn", "cardNumber");
+  /** A normalised name containing one of these is sensitive, whatever the configuration says. */
+  public static final List<String> SENSITIVE_TERMS = List.of("token", "secret", "password", "passwd", "passphrase",
+      "apikey", "auth", "credential", "privatekey", "session", "cookie", "cardnumber");
+
+  /** Normalised names that are sensitive only as a whole (as a part they would mask ordinary words). */
+  public static final List<String> SENSITIVE_NAMES = List.of("ssn");
 
   public static final String MASK = "[redacted]";
 
@@ -42,32 +48,67 @@ public final class Redactor {
       .findAndAddModules()
       .build();
 
+  /**
+   * A name (optionally quoted) that does not continue a longer one, {@code =} or {@code :}, then the value: a double-
+   * or single-quoted string with escapes (to the end of the text when unterminated), or an unquoted word, with an
+   * authorisation scheme before it.
+   */
+  private static final Pattern NAME_VALUE = Pattern.compile("(?<![\\w.-])([\"']?)([A-Za-z][\\w.-]*)\\1(\\s*[:=]\\s*)"
+      + "(\"(?:[^\"\\\\]|\\\\.)*+(?:\"|\\\\?$)|'(?:[^'\\\\]|\\\\.)*+(?:'|\\\\?$)"
+      + "|(?i:(?:bearer|basic|digest|token)\\s+)?[^\\s,;&}\\]]+)");
+  /** The rest of a cookie header's line, which holds several {@code name=value} pairs. */
+  private static final Pattern REST_OF_LINE = Pattern.compile("[^\\r\\n]*");
+
   private final Set<String> fields;
-  private final Pattern inText;
 
   public Redactor(Collection<String> extraFields) {
-    Set<String> all = new HashSet<>();
-    DEFAULT_FIELDS.forEach(f -> all.add(normalise(f)));
+    Set<String> all = new HashSet<>(SENSITIVE_NAMES);
     extraFields.forEach(f -> all.add(normalise(f)));
     this.fields = Set.copyOf(all);
-    // name = value, name: value, "name":"value", with the name written in any of its spellings
-    String names = all.stream().sorted().map(Redactor::looseName).collect(Collectors.joining("|"));
-    this.inText = Pattern.compile("(?i)(\"?\\b(?:" + names + ")\\w*\"?\\s*[:=]\\s*)"
-        + "(\"[^\"]*\"|(?:(?:bearer|basic|digest|token)\\s+)?[^\\s,;&}\\]]+)");
   }
 
   /** Whether a field of this name is redacted. */
   public boolean sensitive(String field) {
-    return fields.contains(normalise(field));
+    String name = normalise(field);
+    if (fields.contains(name)) {
+      return true;
+    }
+    for (String term : SENSITIVE_TERMS) {
+      if (name.contains(term)) {
+        return true;
+      }
+    }
+    return false;
   }
 
-  /** {@code text} with the values of sensitive {@code name=value} and {@code "name":"value"} pairs masked. */
+  /** {@code text} with the values of sensitive {@code name=value}, {@code name: value} and JSON pairs masked. */
   public String redactText(String text) {
     if (text == null) {
       return "";
     }
-    Matcher m = inText.matcher(text);
-    return m.find() ? m.replaceAll(r -> Matcher.quoteReplacement(m.group(1) + MASK)) : text;
+    Matcher m = NAME_VALUE.matcher(text);
+    StringBuilder out = null;
+    int copied = 0;
+    int from = 0;
+    while (from < text.length() && m.find(from)) {
+      if (!sensitive(m.group(2))) {
+        from = m.end(3);
+        continue;
+      }
+      if (out == null) {
+        out = new StringBuilder(text.length());
+      }
+      int valueEnd = m.end(4);
+      if (normalise(m.group(2)).contains("cookie") && !m.group(4).startsWith("\"")
+          && !m.group(4).startsWith("'")) {
+        Matcher line = REST_OF_LINE.matcher(text).region(m.start(4), text.length());
+        valueEnd = line.lookingAt() ? line.end() : valueEnd;
+      }
+      out.append(text, copied, m.start(4)).append(MASK);
+      copied = valueEnd;
+      from = valueEnd;
+    }
+    return out == null ? text : out.append(text, copied, text.length()).toString();
   }
 
   /**
@@ -168,18 +209,13 @@ public final class Redactor {
   }
 
   private static String normalise(String field) {
-    return field.replace("_", "").replace("-", "").toLowerCase(Locale.ROOT);
-  }
-
-  /** A regex for a normalised name that also matches it with {@code _} or {@code -} between its letters. */
-  private static String looseName(String normalised) {
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < normalised.length(); i++) {
-      if (i > 0) {
-        b.append("[_-]?");
+    StringBuilder b = new StringBuilder(field.length());
+    for (int i = 0; i < field.length(); i++) {
+      char c = field.charAt(i);
+      if (c != '_' && c != '-' && c != '.') {
+        b.append(c);
       }
-      b.append(Pattern.quote(String.valueOf(normalised.charAt(i))));
     }
-    return b.toString();
+    return b.toString().toLowerCase(Locale.ROOT);
   }
 }

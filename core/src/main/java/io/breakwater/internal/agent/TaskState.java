@@ -4,6 +4,7 @@ import io.breakwater.agent.RemainingBudget;
 import io.breakwater.agent.StepBudgetExhaustedException;
 import io.breakwater.agent.TaskBudget;
 import io.breakwater.agent.TokenBudgetExhaustedException;
+import io.breakwater.agent.ToolArgumentsRefusedException;
 import io.breakwater.agent.ToolUnavailableException;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
@@ -18,6 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Supplier;
 import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
@@ -29,6 +32,8 @@ import reactor.util.context.ContextView;
 public final class TaskState {
 
   private static final FailureKind[] KINDS = FailureKind.values();
+  /** Distinct refused argument sets remembered per tool and task; later ones are still counted, not remembered. */
+  static final int MAX_REFUSED_ARGUMENTS = 256;
 
   private final String name;
   private final int maxSteps;
@@ -138,19 +143,57 @@ public final class TaskState {
   }
 
   /**
-   * Counts a failed call of {@code tool} and updates its memory line; writes the tool off once a threshold in
-   * {@code unavailableAfter} is reached. Returns the count of {@code kind} so far.
+   * Counts a failed call of {@code tool} and updates its memory line. A failure of the dependency writes the tool
+   * off once its kind reaches its threshold in {@code unavailableAfter}. A refusal of the caller's own arguments
+   * ({@link #callersMistake}) never does: it is remembered for {@code argumentsKey} only (when not {@code null}), so
+   * that {@link #refusal} can refuse the same arguments later. Returns the count of {@code kind} so far.
    */
-  public int recordFailure(String tool, FailureKind kind, String reason, Map<FailureKind, Integer> unavailableAfter) {
+  public int recordFailure(String tool, FailureKind kind, String reason, Map<FailureKind, Integer> unavailableAfter,
+      @Nullable String argumentsKey) {
     ToolRecord record = tools.computeIfAbsent(tool, t -> new ToolRecord());
     int count = record.counts.incrementAndGet(kind.ordinal());
-    Integer threshold = unavailableAfter.get(kind);
-    if (threshold != null && count >= threshold && record.unavailable == null) {
-      record.unavailable = kind;
+    if (callersMistake(kind)) {
+      if (argumentsKey != null) {
+        record.refuse(argumentsKey, kind, reason);
+      }
+    } else {
+      Integer threshold = unavailableAfter.get(kind);
+      if (threshold != null && count >= threshold && record.unavailable == null) {
+        record.unavailable = kind;
+      }
     }
     record.line = tool + ": " + record.summary() + "; last: " + kind.tag() + " (" + reason + ")"
         + (record.unavailable != null ? "; unavailable for this task" : "");
     return count;
+  }
+
+  /** Whether a failure of {@code kind} is a refusal of the caller's own arguments, not a fault of the tool. */
+  public static boolean callersMistake(FailureKind kind) {
+    return kind == FailureKind.INVALID_ARGUMENT || kind == FailureKind.CLIENT_ERROR;
+  }
+
+  /**
+   * The error to refuse a call of {@code tool} with, without making it, when the tool refused the same arguments at
+   * least as often in this task as {@code unavailableAfter} allows for the refusal's kind; else {@code null}. The key
+   * of the arguments is computed only if the tool refused any arguments in this task.
+   */
+  @Nullable
+  public ToolArgumentsRefusedException refusal(String tool, Supplier<String> argumentsKey,
+      Map<FailureKind, Integer> unavailableAfter) {
+    ToolRecord record = tools.get(tool);
+    ConcurrentHashMap<String, Refused> refused = record == null ? null : record.refused;
+    if (refused == null || refused.isEmpty()) {
+      return null;
+    }
+    String key = argumentsKey.get();
+    Refused earlier = key == null ? null : refused.get(key);
+    if (earlier == null) {
+      return null;
+    }
+    Integer threshold = unavailableAfter.get(earlier.kind);
+    int failures = earlier.failures.get();
+    return threshold == null || failures < threshold ? null
+        : new ToolArgumentsRefusedException(tool, earlier.kind, earlier.reason, failures);
   }
 
   /** Notes a successful call of {@code tool} in its memory line, if it has one; {@code via} names a fallback. */
@@ -169,12 +212,48 @@ public final class TaskState {
     return new ArrayList<>(sorted.values());
   }
 
+  /** How often, and why, one set of arguments was refused. */
+  private static final class Refused {
+    final FailureKind kind;
+    final String reason;
+    final AtomicInteger failures = new AtomicInteger();
+
+    Refused(FailureKind kind, String reason) {
+      this.kind = kind;
+      this.reason = reason;
+    }
+  }
+
   private static final class ToolRecord {
+    @SuppressWarnings("rawtypes")
+    private static final AtomicReferenceFieldUpdater<ToolRecord, ConcurrentHashMap> REFUSED =
+        AtomicReferenceFieldUpdater.newUpdater(ToolRecord.class, ConcurrentHashMap.class, "refused");
+
     final AtomicIntegerArray counts = new AtomicIntegerArray(KINDS.length);
+    /**
+     * Arguments the tool refused, by key; {@code null} until the first refusal, as a tool that only fails (timeouts,
+     * 5xx) or cools down never needs it. Set once, by compare-and-set, so racing first refusals share one table.
+     */
+    @Nullable
+    volatile ConcurrentHashMap<String, Refused> refused;
     final AtomicLong coolDownUntil = new AtomicLong(Long.MIN_VALUE);
     /** The kind whose threshold wrote the tool off, or {@code null}. */
     volatile FailureKind unavailable;
     volatile String line;
+
+    @SuppressWarnings("unchecked")
+    void refuse(String argumentsKey, FailureKind kind, String reason) {
+      ConcurrentHashMap<String, Refused> refused = this.refused;
+      if (refused == null) {
+        REFUSED.compareAndSet(this, null, new ConcurrentHashMap<String, Refused>());
+        refused = this.refused;
+      }
+      if (!refused.containsKey(argumentsKey) && refused.size() >= MAX_REFUSED_ARGUMENTS) {
+        return;
+      }
+      refused.compute(argumentsKey, (k, entry) -> entry == null || entry.kind != kind ? new Refused(kind, reason)
+          : entry).failures.incrementAndGet();
+    }
 
     String summary() {
       StringBuilder b = new StringBuilder();

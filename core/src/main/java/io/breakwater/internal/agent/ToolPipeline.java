@@ -7,7 +7,9 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.breakwater.Breakwater;
 import io.breakwater.agent.Fallbacks;
 import io.breakwater.agent.StepBudgetExhaustedException;
+import io.breakwater.agent.ToolArgumentsRefusedException;
 import io.breakwater.agent.ToolDescriptor;
+import io.breakwater.agent.ToolMisconfiguredException;
 import io.breakwater.agent.ToolOutcome;
 import io.breakwater.agent.ToolRateLimitedException;
 import io.breakwater.agent.ToolUnavailableException;
@@ -15,7 +17,11 @@ import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyKeyException;
+import io.breakwater.internal.breaker.AdaptiveCut;
+import io.breakwater.internal.deadline.DeadlineOperator;
 import io.breakwater.internal.idempotency.CanonicalJson;
 import io.breakwater.internal.Saturating;
 import io.breakwater.internal.idempotency.IdempotentOperator;
@@ -29,6 +35,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -46,7 +53,7 @@ public final class ToolPipeline<A, R> {
   private final Function<? super A, ? extends Mono<R>> call;
   private final JavaType resultType;
   @Nullable
-  private final Function<? super A, IdempotencyKey> key;
+  private final BiFunction<? super A, ContextView, IdempotencyKey> key;
   @Nullable
   private final Fallbacks<A, R> fallbacks;
   @Nullable
@@ -57,7 +64,7 @@ public final class ToolPipeline<A, R> {
   private final Redactor redactor;
 
   private ToolPipeline(ToolDescriptor descriptor, Function<? super A, ? extends Mono<R>> call, JavaType resultType,
-      @Nullable Function<? super A, IdempotencyKey> key, @Nullable Fallbacks<A, R> fallbacks,
+      @Nullable BiFunction<? super A, ContextView, IdempotencyKey> key, @Nullable Fallbacks<A, R> fallbacks,
       @Nullable Cache<String, Object> stale, LatencyTimeouts latency, ToolMetrics metrics, CallEvents events,
       Redactor redactor) {
     this.descriptor = descriptor;
@@ -96,7 +103,7 @@ public final class ToolPipeline<A, R> {
     return new ToolPipeline<>(descriptor, call, resultType, key, chain, cache, latency, metrics, events, redactor);
   }
 
-  public ToolPipeline<A, R> withKey(Function<? super A, IdempotencyKey> idempotencyKey) {
+  public ToolPipeline<A, R> withKey(BiFunction<? super A, ContextView, IdempotencyKey> idempotencyKey) {
     return new ToolPipeline<>(descriptor, call, resultType, idempotencyKey, fallbacks, stale, latency, metrics,
         events, redactor);
   }
@@ -111,7 +118,7 @@ public final class ToolPipeline<A, R> {
   }
 
   public long learntTimeoutNanos() {
-    return latency.learntNanos();
+    return latency.learntNanos(descriptor.scheduler().get().now(TimeUnit.NANOSECONDS));
   }
 
   /** One call: created at subscription. */
@@ -158,6 +165,12 @@ public final class ToolPipeline<A, R> {
         record.refused = true;
         return Mono.error(new ToolRateLimitedException(descriptor.name(), Duration.ofNanos(wait)));
       }
+      ToolArgumentsRefusedException refusal = task.refusal(descriptor.name(), () -> argumentsKey(args),
+          descriptor.unavailableAfter());
+      if (refusal != null) {
+        record.refused = true;
+        return Mono.error(refusal);
+      }
       StepBudgetExhaustedException noStep = task.takeStep();
       if (noStep != null) {
         return Mono.error(noStep);
@@ -165,37 +178,91 @@ public final class ToolPipeline<A, R> {
     }
     Mono<R> attempts = Mono.deferContextual(ctx -> attempt(args, ctx, record));
     if (descriptor.breakers() != null) {
-      attempts = attempts.transformDeferred(Breakwater.guardedBy(descriptor.breakers(), descriptor.name()));
+      attempts = attempts.transformDeferred(Breakwater.guardedBy(descriptor.breakers(), descriptor.name()))
+          .contextWrite(record.cut::putIn);   // tells the family breaker which timeouts are our adaptive cuts
     }
     attempts = attempts.transformDeferred(Breakwater.retryWithBudget(descriptor.retry()));
     if (descriptor.idempotency() != null) {
       Mono<R> retried = attempts;
-      attempts = Mono.defer(() -> retried.transformDeferred(
-          new IdempotentOperator<R>(idempotencyKey(args), descriptor.idempotency(), resultType)));
+      attempts = Mono.deferContextual(ctx -> retried.transformDeferred(
+          new IdempotentOperator<R>(idempotencyKey(args, ctx), descriptor.idempotency(), resultType)));
     }
     return attempts.transformDeferred(Breakwater.sideEffect(descriptor.sideEffect()));
   }
 
-  private IdempotencyKey idempotencyKey(A args) {
+  /** The call's key, in the namespace the Context gives (or the default one, for a single-tenant tool). */
+  private IdempotencyKey idempotencyKey(A args, ContextView ctx) {
+    String namespace = namespace(ctx);
     if (key != null) {
-      return key.apply(args);
+      IdempotencyKey own = key.apply(args, ctx);
+      if (namespace != null && !namespace.equals(own.namespace())) {
+        throw new ToolMisconfiguredException(descriptor.name(), "the idempotency key given by withIdempotencyKey is "
+            + "not in the namespace the Context gives (the tenant): build it with IdempotencyKey.builder(tool)"
+            + ".namespace(..) or IdempotencyKey.explicit(namespace, ..) from the Context", null);
+      }
+      return own;
     }
-    return IdempotencyKey.builder(descriptor.name()).args(args)
-        .excluding(descriptor.transientFields().toArray(String[]::new)).build();
+    IdempotencyKey.Builder derived = IdempotencyKey.builder(descriptor.name()).args(args)
+        .excluding(descriptor.transientFields().toArray(String[]::new));
+    if (namespace == null) {
+      return derived.build();
+    }
+    try {
+      return derived.namespace(namespace).build();
+    } catch (IdempotencyKeyException e) {
+      try {
+        IdempotencyKey.explicit(namespace, descriptor.name(), "namespace-check", "");
+      } catch (IdempotencyKeyException badNamespace) {
+        throw new ToolMisconfiguredException(descriptor.name(), "the idempotency namespace the Context gives is not "
+            + "a plain name: " + badNamespace.getMessage(), badNamespace);
+      }
+      throw e;   // the arguments are at fault, not the namespace
+    }
+  }
+
+  /** The namespace the descriptor reads from the Context; {@code null} for a single-tenant tool. */
+  @Nullable
+  private String namespace(ContextView ctx) {
+    Function<ContextView, String> source = descriptor.idempotencyNamespace();
+    if (source == null) {
+      return null;
+    }
+    String namespace;
+    try {
+      namespace = source.apply(ctx);
+    } catch (RuntimeException e) {
+      throw new ToolMisconfiguredException(descriptor.name(), "its idempotencyNamespace(..) found no namespace (the "
+          + "tenant) in the Context (" + e.getClass().getSimpleName() + "): put it there, e.g. "
+          + ".contextWrite(Context.of(TENANT, tenantId)) around the task", e);
+    }
+    if (namespace == null) {
+      throw new ToolMisconfiguredException(descriptor.name(), "its idempotencyNamespace(..) gave null: put the "
+          + "namespace (the tenant) in the Context, e.g. .contextWrite(Context.of(TENANT, tenantId)) around the task",
+          null);
+    }
+    return namespace;
   }
 
   private Mono<R> attempt(A args, ContextView ctx, CallRecord record) {
     record.attempts.incrementAndGet();
     Deadline deadline = Deadline.from(ctx).orElse(null);
     Scheduler clock = deadline != null ? deadline.scheduler() : record.clock;
-    long timeout = latency.timeoutNanos(deadline);
     long start = clock.now(TimeUnit.NANOSECONDS);
+    long timeout = latency.timeoutNanos(deadline, start);
+    // a cut is ours when the learnt timeout, below its upper bound, is what limits the attempt
+    record.cut.attempt(latency.tightened(start) && (deadline == null || timeout < deadline.perCallNanos()));
     return Mono.<R>defer(() -> call.apply(args))
-        .transformDeferred(Breakwater.perCallTimeout(Duration.ofNanos(timeout)))
-        .doOnSuccess(v -> latency.record(clock.now(TimeUnit.NANOSECONDS) - start))
-        .doOnError(CallTimeoutException.class, e -> {
-          record.timeoutType = "per_call";
-          metrics.timeout("per_call");
+        .transformDeferred(DeadlineOperator.perCall(Duration.ofNanos(timeout), () -> clock))
+        .doOnSuccess(v -> {
+          long end = clock.now(TimeUnit.NANOSECONDS);
+          latency.record(end - start, end);
+        })
+        .doOnError(e -> {
+          String type = timeoutType(e);
+          if (type != null && !"hard".equals(type)) {   // the task's deadline is counted once, by the call
+            record.timeoutType = type;
+            metrics.timeout(type);
+          }
         });
   }
 
@@ -207,6 +274,16 @@ public final class ToolPipeline<A, R> {
 
   private static String cacheKey(Object args) {
     return CanonicalJson.sha256(CanonicalJson.write(args, CanonicalJson.Rules.NONE));
+  }
+
+  /** The arguments' identity within a task (unredacted, never shown), or {@code null} if they have no JSON form. */
+  @Nullable
+  private static String argumentsKey(Object args) {
+    try {
+      return cacheKey(args);
+    } catch (RuntimeException notJson) {
+      return null;
+    }
   }
 
   private Mono<ToolOutcome<R>> failed(A args, Throwable error, ContextView ctx, @Nullable TaskState task,
@@ -223,7 +300,8 @@ public final class ToolPipeline<A, R> {
     record.reason = reason;
     record.kind = kind;
     if (task != null && !record.refused && countsAgainstTool(kind)) {
-      task.recordFailure(descriptor.name(), kind, reason, descriptor.unavailableAfter());
+      task.recordFailure(descriptor.name(), kind, reason, descriptor.unavailableAfter(),
+          TaskState.callersMistake(kind) ? argumentsKey(args) : null);
       if (kind == FailureKind.RATE_LIMITED) {
         long now = record.clock.now(TimeUnit.NANOSECONDS);
         task.coolDown(descriptor.name(), Saturating.add(now, rateLimitWaitNanos(error, now)));
@@ -232,10 +310,12 @@ public final class ToolPipeline<A, R> {
     Mono<ToolOutcome<R>> failure = Mono.fromSupplier(() -> new ToolOutcome.Failure<>(error,
         FailureAdvice.of(descriptor.name(), descriptor.alternates(), error, kind, reason,
             TaskState.remaining(ctx))));
-    if (fallbacks == null || !fallbacks.triggeredBy(kind)) {
+    // a tool written off for the task falls back as its cause would: never for the caller's own mistakes
+    FailureKind trigger = error instanceof ToolUnavailableException unavailable ? unavailable.causeKind() : kind;
+    if (fallbacks == null || TaskState.callersMistake(trigger) || !fallbacks.triggeredBy(trigger)) {
       return failure;
     }
-    return step(0, args, kind, record).switchIfEmpty(failure);
+    return step(0, args, trigger, record).switchIfEmpty(failure);
   }
 
   /**
@@ -395,6 +475,8 @@ public final class ToolPipeline<A, R> {
     final AtomicInteger fallbackErrors = new AtomicInteger();
     /** Set by the first of outcome and cancellation: a call is recorded once. */
     final AtomicBoolean finished = new AtomicBoolean();
+    /** Whether the attempt now running has a tightened adaptive timeout, for the family breaker. */
+    final AdaptiveCut cut = new AdaptiveCut();
     volatile boolean refused;
     volatile String timeoutType;
     volatile String reason;

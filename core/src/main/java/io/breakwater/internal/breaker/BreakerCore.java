@@ -4,6 +4,7 @@ import io.breakwater.breaker.BreakerStateStore;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreaker.State;
 import io.breakwater.breaker.CircuitBreakerOpenException;
+import io.breakwater.breaker.SchedulerLag;
 import io.breakwater.breaker.StateTransition;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
@@ -21,6 +22,8 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
+import reactor.util.annotation.Nullable;
+import reactor.util.context.ContextView;
 import reactor.util.retry.Retry;
 
 /**
@@ -39,6 +42,10 @@ public final class BreakerCore {
   static final int CANCELLED = 3;
   /** Admitted but never made (another breaker of the guard rejected the call). */
   static final int UNUSED = 4;
+  /** A timeout while our own scheduler was starved: not the dependency's failure; ignored. */
+  static final int LOCAL_OVERLOAD = 5;
+  /** For a family breaker: a timeout of an attempt cut by a tool's tightened adaptive timeout; ignored. */
+  static final int ADAPTIVE_CUT = 6;
 
   private static volatile Function<CircuitBreaker, BreakerCore> access;
 
@@ -70,6 +77,8 @@ public final class BreakerCore {
   private final boolean countUnknown;
   final Supplier<Scheduler> scheduler;
   private final BreakerStateStore store;
+  @Nullable
+  private final SchedulerLag lag;
   private final String origin;
   private final BreakerMetrics metrics;
   /** Every success ever recorded: the windows' success count and the success metric. */
@@ -112,6 +121,7 @@ public final class BreakerCore {
     this.countUnknown = config.countsUnknown();
     this.scheduler = config.scheduler();
     this.store = config.stateStore();
+    this.lag = config.schedulerLag();
     this.origin = name + "@" + Long.toHexString(ThreadLocalRandom.current().nextLong());
     this.phase = Phase.closed(0, Long.MIN_VALUE, 0, baseOpenNanos, 0, newWindow());
     this.dispatcher = new TransitionDispatcher(1, this::deliver);
@@ -188,7 +198,7 @@ public final class BreakerCore {
             PHASE.compareAndSet(this, p, p.rampDone());
             return p;
           }
-          double fraction = rampStart + (1.0 - rampStart) * (double) (now - p.since) / rampNanos;
+          double fraction = Math.max(rampStart, rampStart + (1.0 - rampStart) * (double) (now - p.since) / rampNanos);
           long seq = p.rampSeq.getAndIncrement();
           // admit call seq when it brings floor(admitted) up: exactly `fraction` of any run of calls
           return (long) ((seq + 1) * fraction) > (long) (seq * fraction) ? p : null;
@@ -216,7 +226,7 @@ public final class BreakerCore {
       case OPEN -> p.openNanos == FORCED_OPEN_NANOS
           ? new CircuitBreakerOpenException(name, State.OPEN, Duration.ofNanos(Math.max(0, p.until - now(clock))),
               "forced open by an operator; calls are rejected until it is forced closed")
-          : CircuitBreakerOpenException.open(name, Duration.ofNanos(Math.max(0, p.until - now(clock))));
+          : CircuitBreakerOpenException.open(name, Duration.ofNanos(Math.max(0, p.until - now(clock))), probes);
       case HALF_OPEN -> new CircuitBreakerOpenException(name, State.HALF_OPEN, Duration.ZERO,
           probes + (probes == 1 ? " probe is" : " probes are") + " in flight; other calls are rejected until "
               + (probes == 1 ? "it ends" : "they end"));
@@ -225,13 +235,28 @@ public final class BreakerCore {
     };
   }
 
-  /** Claims a probe through the store; a store error counts as granted (local state decides). */
-  Mono<Boolean> claimProbe() {
+  /** The answer to a probe claim. */
+  enum Claim {
+    /** The store granted a claim: it must be released when the probe ends. */
+    GRANTED,
+    /** Another instance holds the claims. */
+    DENIED,
+    /**
+     * The store failed to answer: local state decides and the probe runs, but nothing is released afterwards, since
+     * the store may never have counted the claim (releasing it would free another instance's); if it did, its lease
+     * ends it.
+     */
+    UNANSWERED
+  }
+
+  /** Claims a probe through the store. */
+  Mono<Claim> claimProbe() {
     return store.claimProbe(name, probes, Duration.ofNanos(baseOpenNanos))
-        .defaultIfEmpty(Boolean.FALSE)
+        .map(granted -> granted ? Claim.GRANTED : Claim.DENIED)
+        .defaultIfEmpty(Claim.DENIED)
         .onErrorResume(e -> {
           LOG.warn("Breaker '{}': state store probe claim failed, using local state: {}", name, e.toString());
-          return Mono.just(Boolean.TRUE);
+          return Mono.just(Claim.UNANSWERED);
         });
   }
 
@@ -259,8 +284,22 @@ public final class BreakerCore {
     };
   }
 
+  /** How an error ending a call counts: a failure, ignored, or a timeout that our own starvation caused. */
   int outcomeOf(Throwable error) {
-    return counts(classifier.classify(error)) ? FAILURE : IGNORED;
+    FailureKind kind = classifier.classify(error);
+    if (!counts(kind)) {
+      return IGNORED;
+    }
+    return kind == FailureKind.TIMEOUT && lag != null && lag.overloaded() ? LOCAL_OVERLOAD : FAILURE;
+  }
+
+  /**
+   * {@link #outcomeOf} for this breaker guarding a family: a timeout that a member tool's own tightened adaptive
+   * timeout caused ({@link AdaptiveCut}) does not count, so that the family never opens on our cuts alone.
+   */
+  int familyOutcomeOf(Throwable error, ContextView context) {
+    int outcome = outcomeOf(error);
+    return outcome == FAILURE && AdaptiveCut.cut(error, context) ? ADAPTIVE_CUT : outcome;
   }
 
   /**
@@ -297,8 +336,17 @@ public final class BreakerCore {
         }
         evaluate(p, now);
       }
+      default -> countWithoutVerdict(outcome);
+    }
+  }
+
+  /** Counts an outcome that is neither a failure nor a success. */
+  private void countWithoutVerdict(int outcome) {
+    switch (outcome) {
       case IGNORED -> metrics.ignored();
       case CANCELLED -> metrics.cancelled();
+      case LOCAL_OVERLOAD -> metrics.localOverload();
+      case ADAPTIVE_CUT -> metrics.adaptiveCut();
       default -> {
         // UNUSED: nothing happened
       }
@@ -328,11 +376,7 @@ public final class BreakerCore {
         reopen(p, now);
       }
       default -> {
-        if (outcome == IGNORED) {
-          metrics.ignored();
-        } else if (outcome == CANCELLED) {
-          metrics.cancelled();
-        }
+        countWithoutVerdict(outcome);
         p.permits.incrementAndGet(); // the probe ended without a verdict: let the next caller probe
       }
     }
@@ -401,9 +445,13 @@ public final class BreakerCore {
     }
   }
 
-  /** Applies a transition another instance published: its OPEN and CLOSED; each instance half-opens by itself. */
+  /**
+   * Applies a transition another instance published: its OPEN and CLOSED; each instance half-opens by itself. The
+   * transition is dated by this instance's clock when it arrives, never by the sender's: monotonic clocks of two hosts
+   * share no origin, so the open duration and the ramp-up are measured from local time only.
+   */
   void applyRemote(StateTransition t) {
-    long at = nanos(t.at());
+    long at = now(scheduler.get());
     for (;;) {
       Phase current = phase;
       Phase next;
@@ -423,7 +471,7 @@ public final class BreakerCore {
       }
       if (PHASE.compareAndSet(this, current, next)) {
         dispatcher.submit(new TransitionDispatcher.Pending(next.gen,
-            new StateTransition(name, current.state, next.state, t.at(), t.openDuration(), t.origin()), false));
+            new StateTransition(name, current.state, next.state, instant(at), t.openDuration(), t.origin()), false));
         return;
       }
     }
@@ -431,10 +479,6 @@ public final class BreakerCore {
 
   private static Instant instant(long nanos) {
     return Instant.ofEpochSecond(0, nanos);
-  }
-
-  private static long nanos(Instant at) {
-    return at.getEpochSecond() * 1_000_000_000L + at.getNano();
   }
 
 

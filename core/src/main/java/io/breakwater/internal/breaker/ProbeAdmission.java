@@ -13,8 +13,9 @@ import reactor.util.annotation.Nullable;
 /**
  * The slow path of admission, taken only by a half-open probe: after the local permit, claim the probe through the
  * {@link io.breakwater.breaker.BreakerStateStore} (family first, then tool), and only then subscribe upstream. A
- * denied claim rejects the call; a cancellation before the hand-over gives back the local permits and the claims
- * already granted. Claims still in flight at cancellation are left to their lease.
+ * denied claim rejects the call; a claim the store failed to answer lets it through (local state decides) and is
+ * never released; a cancellation before the hand-over gives back the local permits and the claims already granted.
+ * Claims still in flight at cancellation are left to their lease.
  */
 final class ProbeAdmission<T> {
 
@@ -56,14 +57,16 @@ final class ProbeAdmission<T> {
     (mono ? Mono.fromDirect(flow) : flow).subscribe(actual);
   }
 
+  /** Whether the call may go on: a claim the store granted is remembered, to be released when the probe ends. */
   private Mono<Boolean> claim(@Nullable BreakerCore core, @Nullable Phase phase, int bit) {
     if (core == null || !phase.isProbe()) {
       return Mono.just(Boolean.TRUE);
     }
-    return core.claimProbe().doOnNext(granted -> {
-      if (granted) {
+    return core.claimProbe().map(claim -> {
+      if (claim == BreakerCore.Claim.GRANTED) {
         addClaim(bit);
       }
+      return claim != BreakerCore.Claim.DENIED;
     });
   }
 

@@ -6,11 +6,13 @@ import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
 import java.time.Duration;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.annotation.Nullable;
 import reactor.util.context.Context;
@@ -53,10 +55,15 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
    * no deadline is in force.
    */
   public static <T> DeadlineOperator<T> perCall(Duration max) {
+    return perCall(max, Schedulers::parallel);
+  }
+
+  /** {@link #perCall(Duration)}, timed by {@code clock} (resolved at subscription) when no deadline is in force. */
+  public static <T> DeadlineOperator<T> perCall(Duration max, Supplier<Scheduler> clock) {
     long maxNanos = max.toNanos();
     return new DeadlineOperator<>(outer -> {
       if (outer == null) {
-        return Deadline.startCall("per-call", max, DEFAULT_DERIVATION, Schedulers.parallel());
+        return Deadline.startCall("per-call", max, DEFAULT_DERIVATION, clock.get());
       }
       long budget = Math.min(maxNanos, outer.perCallNanos());
       return outer.remainingNanos() <= budget

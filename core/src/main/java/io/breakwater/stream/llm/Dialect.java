@@ -1,21 +1,20 @@
 package io.breakwater.stream.llm;
 
 /**
- * The streaming protocol an {@link LlmStreamClient} speaks.
+ * The streaming protocol an {@link LlmStreamClient} speaks. docs/stream.md has a table per dialect: which events map
+ * to which {@link LlmDelta}, and what is not modelled.
  *
  * <table>
  *   <caption>Dialects</caption>
- *   <tr><th>dialect</th><th>path</th><th>content</th><th>terminal event</th><th>errors</th></tr>
- *   <tr><td>{@link #OPENAI_CHAT}</td><td>{@code /v1/chat/completions}</td><td>{@code choices[0].delta.content},
- *       tool-call deltas, finish reasons</td><td>{@code data: [DONE]}</td><td>{@code data: {"error": ...}},
- *       {@code event: error}</td></tr>
- *   <tr><td>{@link #ANTHROPIC_MESSAGES}</td><td>{@code /v1/messages}</td><td>{@code content_block_delta}
- *       ({@code text}, {@code partial_json}), {@code message_delta}</td><td>{@code event: message_stop}</td>
- *       <td>{@code event: error} (e.g. {@code overloaded_error} mid-stream); {@code ping} is a heartbeat</td></tr>
- *   <tr><td>{@link #OPENAI_RESPONSES}</td><td>{@code /v1/responses}</td><td>{@code response.output_text.delta},
- *       {@code response.function_call_arguments.delta}</td><td>{@code response.completed},
- *       {@code response.incomplete}</td><td>{@code error}, {@code response.failed}; resumed with
- *       {@code GET /v1/responses/{id}?stream=true&starting_after=N} (needs {@code "background": true})</td></tr>
+ *   <tr><th>dialect</th><th>default path</th><th>framing</th><th>terminal event</th></tr>
+ *   <tr><td>{@link #OPENAI_CHAT}</td><td>{@code /v1/chat/completions}</td><td>SSE</td><td>{@code data: [DONE]}</td></tr>
+ *   <tr><td>{@link #OPENAI_RESPONSES}</td><td>{@code /v1/responses}</td><td>SSE</td><td>{@code response.completed},
+ *       {@code response.incomplete}</td></tr>
+ *   <tr><td>{@link #ANTHROPIC_MESSAGES}</td><td>{@code /v1/messages}</td><td>SSE</td>
+ *       <td>{@code event: message_stop}</td></tr>
+ *   <tr><td>{@link #GEMINI}</td><td>none: give {@code /v1beta/models/{model}:streamGenerateContent?alt=sse}</td>
+ *       <td>SSE</td><td>the end of the body after a {@code finishReason}</td></tr>
+ *   <tr><td>{@link #OLLAMA}</td><td>{@code /api/chat}</td><td>NDJSON</td><td>a line with {@code "done": true}</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -25,21 +24,38 @@ package io.breakwater.stream.llm;
  * }</pre>
  */
 public enum Dialect {
-  /** OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM, …). */
-  OPENAI_CHAT("/v1/chat/completions"),
+  /**
+   * OpenAI chat completions and the servers compatible with it: vLLM, Groq, Mistral, DeepSeek, OpenRouter, LiteLLM,
+   * Ollama's {@code /v1}, llama.cpp; also the legacy {@code /v1/completions} ({@code choices[].text}).
+   */
+  OPENAI_CHAT("/v1/chat/completions", false),
+  /** OpenAI Responses; a background response is resumed by sequence number ({@code starting_after}). */
+  OPENAI_RESPONSES("/v1/responses", false),
   /** Anthropic Messages. */
-  ANTHROPIC_MESSAGES("/v1/messages"),
-  /** OpenAI Responses, resumable by sequence number ({@code starting_after}). */
-  OPENAI_RESPONSES("/v1/responses");
+  ANTHROPIC_MESSAGES("/v1/messages", false),
+  /**
+   * Google Gemini {@code streamGenerateContent?alt=sse}, on the Gemini API and on Vertex AI; the model is in the
+   * path, so {@link LlmStreamClient.Builder#path(String)} is required. The request gets no {@code "stream"} field.
+   */
+  GEMINI(null, false),
+  /** Ollama's native API ({@code /api/chat}, {@code /api/generate}): one JSON object per line. */
+  OLLAMA("/api/chat", true);
 
   private final String defaultPath;
+  private final boolean ndjson;
 
-  Dialect(String defaultPath) {
+  Dialect(String defaultPath, boolean ndjson) {
     this.defaultPath = defaultPath;
+    this.ndjson = ndjson;
   }
 
-  /** The request path used unless the builder sets another. */
+  /** The request path used unless the builder sets another; {@code null} for {@link #GEMINI}. */
   public String defaultPath() {
     return defaultPath;
+  }
+
+  /** Whether the body is newline-delimited JSON rather than server-sent events. */
+  public boolean isNdjson() {
+    return ndjson;
   }
 }

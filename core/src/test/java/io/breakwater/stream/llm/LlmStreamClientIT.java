@@ -11,9 +11,14 @@ import io.breakwater.Breakwater;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.retry.Backoff;
+import io.breakwater.retry.RetryBudget;
+import io.breakwater.retry.RetryExhaustedException;
+import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
 import io.breakwater.stream.StreamTimeouts;
+import io.breakwater.stream.StreamTruncatedByTimeoutException;
 import io.breakwater.stream.StreamTruncatedException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -25,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
@@ -42,8 +48,22 @@ class LlmStreamClientIT {
 
   private static final Map<String, Object> REQUEST = Map.of("model", "test",
       "messages", List.of(Map.of("role", "user", "content", "hi")));
+  /** For the tests that time a missing first token. */
   private static final StreamTimeouts FAST = StreamTimeouts.builder()
       .firstItem(Duration.ofSeconds(2)).idle(Duration.ofSeconds(1)).build();
+  /** For the others: a first token may be slow on a loaded machine, stalls after it are timed. */
+  private static final StreamTimeouts RELAXED = StreamTimeouts.builder()
+      .firstItem(Duration.ofSeconds(15)).idle(Duration.ofSeconds(1)).build();
+
+  /** Loads the client's and the server's classes once, so that no test's first-token budget pays for it. */
+  @BeforeAll
+  static void warmUp() {
+    try (LlmTestServer warm = new LlmTestServer()) {
+      warm.play((n, req, res) -> sse(res, Flux.just(openAiToken("w"), OPENAI_DONE)));
+      LlmStreamClient.builder(warm.baseUrl(), Dialect.OPENAI_CHAT).build().stream(REQUEST)
+          .blockLast(Duration.ofSeconds(60));
+    }
+  }
 
   private final LlmTestServer server = new LlmTestServer();
 
@@ -53,19 +73,26 @@ class LlmStreamClientIT {
   }
 
   private LlmStreamClient.Builder client(Dialect dialect) {
-    return LlmStreamClient.builder(server.baseUrl(), dialect).timeouts(FAST)
-        .backoff(Duration.ofMillis(20), Duration.ofMillis(100));
+    return client(dialect, 2);
+  }
+
+  private LlmStreamClient.Builder client(Dialect dialect, int maxRetries) {
+    return LlmStreamClient.builder(server.baseUrl(), dialect).timeouts(RELAXED)
+        .retry(RetryPolicy.builder().name("llm-it").maxRetries(maxRetries)
+            .backoff(Backoff.fullJitter(Duration.ofMillis(20), Duration.ofMillis(100)))
+            .budget(RetryBudget.unlimited()).build());
   }
 
   /** Runs the stream; returns the chunks, the error (or null) and when (ns) it ended. */
   private static final class Outcome {
-    final List<LlmChunk> chunks = new CopyOnWriteArrayList<>();
+    final List<LlmDelta> chunks = new CopyOnWriteArrayList<>();
     final AtomicReference<Throwable> error = new AtomicReference<>();
     final long startNanos = System.nanoTime();
     volatile long endNanos;
 
     String text() {
-      return chunks.stream().map(LlmChunk::text).collect(Collectors.joining());
+      return chunks.stream().filter(LlmDelta.Text.class::isInstance).map(d -> ((LlmDelta.Text) d).text())
+          .collect(Collectors.joining());
     }
 
     Duration took() {
@@ -73,7 +100,7 @@ class LlmStreamClientIT {
     }
   }
 
-  private static Outcome run(Flux<LlmChunk> stream) {
+  private static Outcome run(Flux<LlmDelta> stream) {
     Outcome outcome = new Outcome();
     stream.doOnNext(outcome.chunks::add)
         .doOnError(outcome.error::set)
@@ -97,7 +124,8 @@ class LlmStreamClientIT {
     Outcome outcome = run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST));
     assertThat(outcome.error.get()).isNull();
     assertThat(outcome.text()).isEqualTo("t0t1t2t3t4");
-    assertThat(outcome.chunks).hasSize(5); // the role-only delta is not content
+    assertThat(outcome.chunks).hasSize(6); // five texts and Done: the role-only delta is not content
+    assertThat(outcome.chunks.get(5)).isEqualTo(new LlmDelta.Done(1));
     assertThat(server.requests.get()).isEqualTo(1);
   }
 
@@ -105,10 +133,12 @@ class LlmStreamClientIT {
   void aStallAfterContentIsAnIdleTimeoutWithThePartialOutputAndClosesTheConnection() throws Exception {
     server.play((n, req, res) -> sse(res, drip(res, 3, Duration.ofMillis(20), Flux.never())));
     Outcome outcome = run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST));
-    assertThat(outcome.error.get()).isInstanceOf(StreamTruncatedException.class)
+    assertThat(outcome.error.get()).isInstanceOf(StreamTruncatedByTimeoutException.class)
+        .isInstanceOf(java.util.concurrent.TimeoutException.class)
         .hasCauseInstanceOf(IdleTimeoutException.class);
-    StreamTruncatedException truncated = (StreamTruncatedException) outcome.error.get();
+    StreamTruncatedByTimeoutException truncated = (StreamTruncatedByTimeoutException) outcome.error.get();
     assertThat(truncated.partialOutput()).isEqualTo("t0t1t2");
+    assertThat(LlmResponse.partialOf(truncated).orElseThrow().text()).isEqualTo("t0t1t2");
     assertThat(truncated.failureKind()).isEqualTo(FailureKind.TIMEOUT);
     // idle 1 s, detected by 1.25 s after the last token (+ scheduling slack)
     assertThat(outcome.took()).isBetween(Duration.ofSeconds(1), Duration.ofMillis(2500));
@@ -120,7 +150,7 @@ class LlmStreamClientIT {
   void onlyHeartbeatsIsAFirstItemTimeoutAndClosesTheConnection() throws Exception {
     server.play((n, req, res) -> sse(res, LlmTestServer.ticks(res, Duration.ofMillis(50))
         .map(i -> i % 2 == 0 ? ": keep-alive\n\n" : "event: ping\ndata: {}\n\n")));
-    Outcome outcome = run(client(Dialect.OPENAI_CHAT).maxRetries(0).build().stream(REQUEST));
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT, 0).timeouts(FAST).build().stream(REQUEST));
     assertThat(outcome.error.get()).isInstanceOf(FirstItemTimeoutException.class);
     assertThat(outcome.took()).isBetween(Duration.ofSeconds(2), Duration.ofMillis(3500));
     assertThat(FailureClassifier.defaults().classify(outcome.error.get())).isEqualTo(FailureKind.TIMEOUT);
@@ -128,14 +158,14 @@ class LlmStreamClientIT {
   }
 
   @Test
-  void aDelayedFirstByteIsAFirstItemTimeoutAndIsRetriedSafely() {
-    server.play((n, req, res) -> n == 0
-        ? Mono.delay(Duration.ofSeconds(6)).then(Mono.from(sse(res, Flux.just(OPENAI_DONE))))
-        : sse(res, drip(res, 2, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));
-    Outcome outcome = run(client(Dialect.OPENAI_CHAT).maxRetries(1).build().stream(REQUEST));
-    assertThat(outcome.error.get()).isNull();
-    assertThat(outcome.text()).isEqualTo("t0t1");
-    assertThat(server.requests.get()).isEqualTo(2);
+  void aDelayedFirstByteTripsTheFirstTokenBudgetOfTheWholeCallAndClosesTheConnection() throws Exception {
+    server.play((n, req, res) -> Mono.delay(Duration.ofSeconds(6)).then(Mono.from(sse(res,
+        drip(res, 2, Duration.ofMillis(10), Flux.just(OPENAI_DONE))))));
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT, 1).timeouts(FAST).build().stream(REQUEST));
+    assertThat(outcome.error.get()).isInstanceOf(FirstItemTimeoutException.class);
+    assertThat(outcome.took()).isBetween(Duration.ofSeconds(2), Duration.ofMillis(3500));
+    assertThat(server.requests.get()).as("no retry once the call's first-token budget is spent").isEqualTo(1);
+    assertServerClosedWithinOneSecondOf(outcome.endNanos);
   }
 
   @Test
@@ -190,9 +220,12 @@ class LlmStreamClientIT {
   @Test
   void status503ExhaustingRetriesIsAClassifiedHttpError() {
     server.play((n, req, res) -> res.status(503).header("Retry-After", "0").sendString(Mono.just("down")));
-    Outcome outcome = run(client(Dialect.OPENAI_CHAT).maxRetries(2).build().stream(REQUEST));
-    assertThat(outcome.error.get()).isInstanceOf(HttpStatusException.class).hasMessage("HTTP 503: down");
-    assertThat(((HttpStatusException) outcome.error.get()).header("retry-after")).contains("0");
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT, 2).build().stream(REQUEST));
+    assertThat(outcome.error.get()).isInstanceOf(RetryExhaustedException.class)
+        .hasCauseInstanceOf(HttpStatusException.class);
+    HttpStatusException http = (HttpStatusException) outcome.error.get().getCause();
+    assertThat(http).hasMessage("HTTP 503: down");
+    assertThat(http.header("retry-after")).contains("0");
     assertThat(FailureClassifier.defaults().classify(outcome.error.get())).isEqualTo(FailureKind.SERVER_ERROR);
     assertThat(server.requests.get()).isEqualTo(3);
   }
@@ -209,21 +242,22 @@ class LlmStreamClientIT {
   void anErrorDataEventIsAClassifiedError() {
     server.play((n, req, res) -> sse(res, Flux.just(
         "data: {\"error\":{\"message\":\"Rate limit reached\",\"type\":\"rate_limit_exceeded\"}}\n\n")));
-    Outcome outcome = run(client(Dialect.OPENAI_CHAT).maxRetries(0).build().stream(REQUEST));
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT, 0).build().stream(REQUEST));
     assertThat(outcome.error.get()).isInstanceOf(LlmStreamException.class)
         .hasMessageContaining("Rate limit reached");
     assertThat(((LlmStreamException) outcome.error.get()).failureKind()).isEqualTo(FailureKind.RATE_LIMITED);
   }
 
   @Test
-  void anErrorEventMidStreamFailsWithThePartialOutputAndIsNotResumed() {
-    server.play((n, req, res) -> sse(res, Flux.just(openAiToken("a"),
+  void anErrorEventMidStreamFailsWithThePartialResponseAndIsNotResumed() {
+    server.play((n, req, res) -> sse(res, Flux.just("id: 1\n" + openAiToken("a"),
         "event: error\ndata: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n")));
     Outcome outcome = run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST));
-    assertThat(outcome.error.get()).isInstanceOf(StreamTruncatedException.class)
-        .hasCauseInstanceOf(LlmStreamException.class);
-    assertThat(((StreamTruncatedException) outcome.error.get()).failureKind()).isEqualTo(FailureKind.SERVER_ERROR);
-    assertThat(server.requests.get()).isEqualTo(1);
+    assertThat(outcome.error.get()).isInstanceOf(LlmStreamException.class);
+    LlmStreamException error = (LlmStreamException) outcome.error.get();
+    assertThat(error.failureKind()).isEqualTo(FailureKind.SERVER_ERROR);
+    assertThat(error.partialResponse().text()).isEqualTo("a");
+    assertThat(server.requests.get()).as("a failed generation is not resumed, even with event ids").isEqualTo(1);
   }
 
   private static String anthropic(String type, String json) {
@@ -261,11 +295,11 @@ class LlmStreamClientIT {
         anthropic("error", "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
             + "\"message\":\"Overloaded\"}}")))));
     Outcome outcome = run(client(Dialect.ANTHROPIC_MESSAGES).build().stream(REQUEST));
-    StreamTruncatedException truncated = (StreamTruncatedException) outcome.error.get();
-    assertThat(truncated.partialOutput()).isEqualTo("Hel");
-    assertThat(truncated.getCause()).isInstanceOf(LlmStreamException.class);
-    assertThat(((LlmStreamException) truncated.getCause()).errorType()).isEqualTo("overloaded_error");
-    assertThat(truncated.failureKind()).isEqualTo(FailureKind.SERVER_ERROR);
+    LlmStreamException error = (LlmStreamException) outcome.error.get();
+    assertThat(error.partialResponse().text()).isEqualTo("Hel");
+    assertThat(error.errorType()).isEqualTo("overloaded_error");
+    assertThat(error.failureKind()).isEqualTo(FailureKind.SERVER_ERROR);
+    assertThat(server.requests.get()).isEqualTo(1);
   }
 
   @Test
@@ -306,10 +340,13 @@ class LlmStreamClientIT {
   void aDroppedResponsesStreamIsResumedStartingAfterTheLastSequenceNumber() {
     server.play((n, req, res) -> n == 0
         ? sseThenDrop(res, Flux.just(
-            responsesEvent(0, "response.created", "\"response\":{\"id\":\"resp_42\",\"status\":\"queued\"}"),
+            responsesEvent(0, "response.created", "\"response\":{\"id\":\"resp_42\",\"status\":\"queued\","
+                + "\"background\":true}"),
             responsesEvent(1, "response.in_progress", "\"response\":{\"id\":\"resp_42\"}"),
             responsesDelta(2, "Hel"), responsesDelta(3, "lo")))
-        : sse(res, Flux.just(responsesDelta(3, "lo"), responsesDelta(4, " wor"), responsesDelta(5, "ld"),
+        : sse(res, Flux.just(   // replayed from before starting_after: the client drops what it already has
+            responsesEvent(1, "response.in_progress", "\"response\":{\"id\":\"resp_42\"}"),
+            responsesDelta(2, "Hel"), responsesDelta(3, "lo"), responsesDelta(4, " wor"), responsesDelta(5, "ld"),
             responsesEvent(6, "response.completed", "\"response\":{\"id\":\"resp_42\"}"))));
     Outcome outcome = run(client(Dialect.OPENAI_RESPONSES).build().stream(Map.of("model", "test",
         "input", "hi", "background", true)));
@@ -323,7 +360,7 @@ class LlmStreamClientIT {
   void aResponsesErrorEventIsClassified() {
     server.play((n, req, res) -> sse(res, Flux.just(
         responsesEvent(0, "error", "\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\""))));
-    Outcome outcome = run(client(Dialect.OPENAI_RESPONSES).maxRetries(0).build().stream(REQUEST));
+    Outcome outcome = run(client(Dialect.OPENAI_RESPONSES, 0).build().stream(REQUEST));
     assertThat(outcome.error.get()).isInstanceOf(LlmStreamException.class).hasMessageContaining("slow down");
     assertThat(((LlmStreamException) outcome.error.get()).failureKind()).isEqualTo(FailureKind.RATE_LIMITED);
   }
@@ -336,7 +373,7 @@ class LlmStreamClientIT {
     server.play((n, req, res) -> n == 0
         ? sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE)))
         : Mono.fromRunnable(() -> res.withConnection(c -> c.channel().close())).then(Mono.never()));
-    LlmStreamClient client = client(Dialect.OPENAI_CHAT).maxRetries(0).build();
+    LlmStreamClient client = client(Dialect.OPENAI_CHAT, 0).build();
     assertThat(run(client.stream(REQUEST)).error.get()).isNull();
     Outcome second = run(client.stream(REQUEST));
     assertThat(FailureClassifier.defaults().classify(second.error.get())).isEqualTo(FailureKind.CONNECTION);
@@ -356,7 +393,7 @@ class LlmStreamClientIT {
   void cancellingTheStreamClosesTheConnection() throws Exception {
     server.play((n, req, res) -> sse(res, drip(res, 1000, Duration.ofMillis(20), Flux.never())));
     AtomicLong cancelledAt = new AtomicLong();
-    List<LlmChunk> got = client(Dialect.OPENAI_CHAT).build().stream(REQUEST)
+    List<LlmDelta> got = client(Dialect.OPENAI_CHAT).build().stream(REQUEST)
         .doOnCancel(() -> cancelledAt.set(System.nanoTime()))
         .take(2)
         .collectList().block(Duration.ofSeconds(10));
@@ -389,5 +426,77 @@ class LlmStreamClientIT {
     } finally {
       provider.disposeLater().block(Duration.ofSeconds(10));
     }
+  }
+
+  @Test
+  void aHugeErrorBodyIsReadOnlyToItsBoundAndItsConnectionClosed() throws Exception {
+    byte[] chunk = new byte[64 * 1024];
+    java.util.Arrays.fill(chunk, (byte) 'x');
+    AtomicLong sent = new AtomicLong();
+    server.play((n, req, res) -> res.status(500).header("Content-Type", "text/plain")
+        .send(Flux.range(0, 3200).map(i -> io.netty.buffer.Unpooled.wrappedBuffer(chunk))   // 200 MiB
+            .doOnNext(b -> sent.addAndGet(chunk.length))));
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT, 0).build().stream(REQUEST));
+    assertThat(outcome.error.get()).isInstanceOf(RetryExhaustedException.class)
+        .hasCauseInstanceOf(HttpStatusException.class);
+    HttpStatusException error = (HttpStatusException) outcome.error.get().getCause();
+    assertThat(error.status()).isEqualTo(500);
+    assertThat(error.getMessage().length()).isLessThan(300);
+    assertServerClosedWithinOneSecondOf(outcome.endNanos);
+    assertThat(sent.get()).as("bytes the server could write before the client closed").isLessThan(64L << 20);
+  }
+
+  @Test
+  void eachAttemptSendsTheTimeItHasLeft() {
+    server.play((n, req, res) -> n == 0
+        ? res.status(503).header("Retry-After", "1").sendString(Mono.just("busy"))
+        : sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST)
+        .transformDeferred(Breakwater.withDeadline(Duration.ofSeconds(30))));
+    assertThat(outcome.error.get()).isNull();
+    assertThat(server.deadlineHeaders).hasSize(2);
+    long first = millis(server.deadlineHeaders.get(0));
+    long second = millis(server.deadlineHeaders.get(1));
+    assertThat(first).isBetween(25_000L, 30_000L);
+    assertThat(first - second).as("the second attempt was sent at least Retry-After later").isGreaterThanOrEqualTo(1_000L);
+  }
+
+  /** A {@code Breakwater-Timeout} value in milliseconds. */
+  private static long millis(String header) {
+    long value = Long.parseLong(header.substring(0, header.length() - 1));
+    return switch (header.charAt(header.length() - 1)) {
+      case 'H' -> value * 3_600_000L;
+      case 'M' -> value * 60_000L;
+      case 'S' -> value * 1_000L;
+      case 'm' -> value;
+      case 'u' -> value / 1_000L;
+      default -> value / 1_000_000L;
+    };
+  }
+
+  @Test
+  void theDefaultPoolHoldsHundredsOfOpenStreamsWithoutQueueingThem() {
+    int streams = 300;
+    java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger peak = new java.util.concurrent.atomic.AtomicInteger();
+    server.play((n, req, res) -> {
+      peak.accumulateAndGet(open.incrementAndGet(), Math::max);
+      return sse(res, drip(res, 30, Duration.ofMillis(200), Flux.just(OPENAI_DONE))
+          .doFinally(signal -> open.decrementAndGet()));
+    });
+    // a loaded machine delays the server's ticks, so the idle budget here is generous: waiting for a pooled
+    // connection can no longer look like an idle server anyway (the idle clock starts at the first content)
+    LlmStreamClient client = LlmStreamClient.builder(server.baseUrl(), Dialect.OPENAI_CHAT)
+        .timeouts(StreamTimeouts.builder().firstItem(Duration.ofSeconds(30)).idle(Duration.ofSeconds(5)).build())
+        .build();   // the default pool
+    List<Throwable> errors = new CopyOnWriteArrayList<>();
+    Long done = Flux.range(0, streams)
+        .flatMap(i -> client.stream(REQUEST).as(LlmResponse::aggregate)
+            .doOnError(errors::add).onErrorResume(e -> Mono.empty()), streams)
+        .count().block(Duration.ofSeconds(120));
+    assertThat(errors).as("no healthy stream timed out waiting for a connection").isEmpty();
+    assertThat(done).isEqualTo(streams);
+    // Reactor Netty's shared default pool would hold 16 here (2 cores) and queue the rest
+    assertThat(peak.get()).as("streams the server held open at once").isGreaterThan(100);
   }
 }

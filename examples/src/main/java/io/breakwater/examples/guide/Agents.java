@@ -26,7 +26,7 @@ public final class Agents {
     // snippet:agent-tool
     ToolDescriptor searchFlights = ToolDescriptor.builder("flights.search")
         .sideEffect(SideEffect.READ_ONLY)
-        .timeouts(CallTimeouts.adaptive().percentile(99).build())    // learnt per tool; 10 s until 20 successes
+        .timeouts(CallTimeouts.adaptive().percentile(99).build())    // learnt per tool; 30 s until 50 calls and 1 min
         .retry(RetryPolicy.builder().name("flights").maxRetries(2).build())
         .breakers(breakers)                                          // a CircuitBreakerRegistry shared by all tools
         .alternates("flights.searchCached")                          // named to the model in failure feedback

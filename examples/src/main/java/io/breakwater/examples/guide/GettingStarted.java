@@ -5,7 +5,7 @@ import static io.breakwater.Breakwater.*;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.http.HttpResponses;
 import io.breakwater.retry.Backoff;
-import io.breakwater.stream.llm.LlmChunk;
+import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamClient;
 import java.time.Duration;
 import reactor.core.publisher.Flux;
@@ -50,8 +50,8 @@ public final class GettingStarted {
   /** An LLM's answer, token by token, timed by its progress. */
   public static Flux<String> tokens(LlmStreamClient llm, Object request) {
     // snippet:getting-started-stream
-    Flux<String> tokens = llm.stream(request)          // LlmStreamClient: OpenAI chat, Anthropic Messages
-        .map(LlmChunk::text)
+    Flux<String> tokens = llm.stream(request)          // LlmStreamClient: OpenAI, Anthropic, Gemini, Ollama
+        .ofType(LlmDelta.Text.class).map(LlmDelta.Text::text)
         .transformDeferred(withDeadline(Duration.ofSeconds(60)));
     // end-snippet
     return tokens;

@@ -6,7 +6,7 @@ import io.breakwater.stream.ServerSentEvent;
 import io.breakwater.stream.ServerSentEvents;
 import io.breakwater.stream.StreamTimeouts;
 import io.breakwater.stream.llm.Dialect;
-import io.breakwater.stream.llm.LlmChunk;
+import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamClient;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
@@ -32,7 +32,7 @@ public final class Streams {
     // snippet:stream-llm-tokens
     Flux<String> tokens = client.stream(Map.of("model", "gpt-4o-mini",
             "messages", List.of(Map.of("role", "user", "content", "Plan a trip to Lyon"))))
-        .map(LlmChunk::text)
+        .ofType(LlmDelta.Text.class).map(LlmDelta.Text::text)       // typed deltas: text, tool calls, reasoning, ..
         .transformDeferred(withDeadline(Duration.ofSeconds(60)));   // first-token and idle budgets derive from it
     // end-snippet
     return tokens;

@@ -8,10 +8,12 @@ import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
 /**
- * An OpenAI-compatible chat-completions server on loopback that streams a scripted answer as server-sent events. The
- * first request stalls: it sends only keep-alive comments, as a model that accepted the request and never produced a
- * token (or, if so constructed, the first few words and then only keep-alives, as a model that stalls mid-answer).
- * Later requests stream the answer word by word and end with {@code [DONE]}.
+ * An OpenAI-compatible chat-completions server on loopback that streams a scripted answer as server-sent events, one
+ * word per event with the word's number as its event id. The first request stalls: it sends only keep-alive comments,
+ * as a model that accepted the request and never produced a token (or, if so constructed, the first few words and
+ * then only keep-alives, as a model that stalls mid-answer). Later requests stream the answer word by word and end
+ * with {@code [DONE]}; one that carries {@code Last-Event-ID: n} continues after word n, as a server that can resume
+ * a stream does.
  */
 public final class ScriptedLlmServer implements AutoCloseable {
 
@@ -38,25 +40,36 @@ public final class ScriptedLlmServer implements AutoCloseable {
         .route(routes -> routes.post("/v1/chat/completions", (req, res) -> res
             .header("Content-Type", "text/event-stream")
             .sendString(req.receive().aggregate().asString().defaultIfEmpty("")
-                .flatMapMany(body -> requests.incrementAndGet() == 1 ? stall() : answer()))))
+                .flatMapMany(body -> requests.incrementAndGet() == 1 ? stall()
+                    : answer(resumeAfter(req.requestHeaders().get("Last-Event-ID")))))))
         .bindNow();
   }
 
   private Flux<String> stall() {
-    return chunks(words.subList(0, wordsBeforeStall))
+    return chunks(0, wordsBeforeStall)
         .concatWith(Flux.interval(Duration.ofMillis(250)).map(i -> ": keep-alive\n\n"))
         .doOnCancel(stalledStreamsClosed::incrementAndGet);
   }
 
-  private Flux<String> answer() {
-    return chunks(words).concatWithValues("data: [DONE]\n\n");
+  private Flux<String> answer(int after) {
+    return chunks(after, words.size()).concatWithValues("data: [DONE]\n\n");
   }
 
-  private static Flux<String> chunks(List<String> words) {
-    return Flux.fromIterable(words)
+  /** The words numbered {@code from + 1} to {@code to}, each an event whose id is its number. */
+  private Flux<String> chunks(int from, int to) {
+    return Flux.range(from + 1, Math.max(0, to - from))
         .delayElements(Duration.ofMillis(15))
-        .map(word -> "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":"
-            + quote(word) + "}}]}\n\n");
+        .map(n -> "id: " + n + "\ndata: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+            + "{\"content\":" + quote(words.get(n - 1)) + "}}]}\n\n");
+  }
+
+  /** The word a resumed stream continues after: the {@code Last-Event-ID} if it is one, else none. */
+  private int resumeAfter(String lastEventId) {
+    try {
+      return lastEventId == null ? 0 : Math.max(0, Math.min(words.size(), Integer.parseInt(lastEventId.trim())));
+    } catch (NumberFormatException notOurs) {
+      return 0;
+    }
   }
 
   private static String quote(String s) {

@@ -21,7 +21,7 @@ import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.StreamTimeouts;
 import io.breakwater.stream.llm.Dialect;
-import io.breakwater.stream.llm.LlmChunk;
+import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamClient;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -100,7 +100,7 @@ public final class TravelAgent {
   public Report run() {
     try (ScriptedToolServer tools = new ScriptedToolServer();
         ScriptedLlmServer llm = new ScriptedLlmServer("Fly BW456 on the 24th for 99 EUR, stay at Casa Breakwater "
-            + "for 87 EUR a night, and walk the Alfama at dusk. Your deposit is paid once.")) {
+            + "for 87 EUR a night, and walk the Alfama at dusk. Your deposit is paid once.", 4)) {
       return plan(tools, llm);
     }
   }
@@ -125,10 +125,11 @@ public final class TravelAgent {
             .orDefault("[\"Walk the Alfama at dusk (offline suggestion)\"]").build());
     Tool<Deposit, String> payments = Tool.of(descriptor("payments.deposit", SideEffect.NON_IDEMPOTENT_WRITE,
                 breakers)
-            .idempotency(idempotencyPolicy()).build(),
+            .idempotency(idempotencyPolicy()).singleTenant().build(),
             (Deposit d) -> post(http, "/payments", d), String.class)
         .withIdempotencyKey((Deposit d) -> IdempotencyKey.explicit("payments.deposit", d.bookingId(), d));
-    // A first token within 2 s, then a token at least every second: keep-alives alone do not count.
+    // A first token within 2 s, then a token at least every second: keep-alives alone do not count. The scripted
+    // server gives event ids, so a stream that stalls after its first words is resumed with Last-Event-ID.
     LlmStreamClient model = LlmStreamClient.builder(llm.baseUrl(), Dialect.OPENAI_CHAT)
         .timeouts(StreamTimeouts.builder().firstItem(Duration.ofSeconds(2)).idle(Duration.ofSeconds(1))
             .meterRegistry(meters).build())
@@ -152,11 +153,11 @@ public final class TravelAgent {
               .then(step("deposit (again)", payments.outcome(deposit), found));
         }))
         .thenMany(Flux.defer(() -> {
-          line("model: streaming the plan (the first stream stalls behind keep-alives)");
+          line("model: streaming the plan (the first stream stalls after four words; the client resumes it)");
           return model.stream(Map.of("model", "local-planner", "stream", true, "messages", List.of(
               Map.of("role", "user", "content", "Plan the trip with: " + found))));
         }))
-        .map(LlmChunk::text)
+        .ofType(LlmDelta.Text.class).map(LlmDelta.Text::text)
         .doOnNext(answer::append)
         .then(Mono.fromCallable(answer::toString))
         .transformDeferred(withTaskBudget(budget));

@@ -27,7 +27,7 @@ class TravelAgentIT {
     assertThat(report.charges()).as("the duplicated payment attempt charged once").isEqualTo(1);
     assertThat(report.stalledFlightsCancelled()).as("the stalled flights request was cancelled, not left running")
         .isEqualTo(1);
-    assertThat(report.modelStreams()).as("the stalled model stream was retried once").isEqualTo(2);
+    assertThat(report.modelStreams()).as("the stalled model stream was resumed once").isEqualTo(2);
     assertThat(report.attractions()).as("attractions degraded to the fallback").contains("offline suggestion");
     assertThat(report.events()).as("one JSON event per tool call").isNotEmpty()
         .allSatisfy(event -> assertThat(event).startsWith("{").contains("\"tool\""));

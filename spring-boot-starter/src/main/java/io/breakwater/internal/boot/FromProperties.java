@@ -215,9 +215,9 @@ final class FromProperties {
     if (t.min() != null || t.max() != null) {
       b.bounds(orDefault(t.min(), CallTimeouts.DEFAULT_MIN), orDefault(t.max(), CallTimeouts.DEFAULT_MAX));
     }
-    if (t.warmUp() != null || t.warmUpSamples() != null) {
-      b.warmUp(orDefault(t.warmUp(), CallTimeouts.DEFAULT_WARM_UP),
-          orDefault(t.warmUpSamples(), CallTimeouts.DEFAULT_WARM_UP_SAMPLES));
+    if (t.warmUpTime() != null || t.warmUpSamples() != null) {
+      b.warmUp(orDefault(t.warmUpSamples(), CallTimeouts.DEFAULT_WARM_UP_SAMPLES),
+          orDefault(t.warmUpTime(), CallTimeouts.DEFAULT_WARM_UP_TIME));
     }
     return b.build();
   }
@@ -240,6 +240,13 @@ final class FromProperties {
     }
     if (t.idempotency()) {
       b.idempotency(context.idempotency().get());
+      String tenantKey = t.tenantKey();
+      if (tenantKey != null) {
+        b.idempotencyNamespace(ctx -> ctx.get(tenantKey));
+      }
+      if (t.singleTenant()) {
+        b.singleTenant();
+      }
     }
     b.transientFields(t.transientFields().toArray(String[]::new));
     t.unavailableAfter().forEach(b::unavailableAfter);

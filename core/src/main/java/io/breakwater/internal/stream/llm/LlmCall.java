@@ -1,0 +1,534 @@
+package io.breakwater.internal.stream.llm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.breakwater.Breakwater;
+import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineSpec;
+import io.breakwater.failure.FailureKind;
+import io.breakwater.failure.HttpStatusException;
+import io.breakwater.failure.Retryability;
+import io.breakwater.internal.ContextKeys;
+import io.breakwater.retry.RetryExhaustedException;
+import io.breakwater.retry.StreamResume;
+import io.breakwater.stream.EventTooLargeException;
+import io.breakwater.stream.ServerSentEvent;
+import io.breakwater.stream.StreamTruncatedByTimeoutException;
+import io.breakwater.stream.StreamTruncatedException;
+import io.breakwater.stream.llm.Dialect;
+import io.breakwater.stream.llm.FinishReason;
+import io.breakwater.stream.llm.LlmCallEvent;
+import io.breakwater.stream.llm.LlmDelta;
+import io.breakwater.stream.llm.LlmIncompleteException;
+import io.breakwater.stream.llm.LlmResponse;
+import io.breakwater.stream.llm.LlmStreamException;
+import io.netty.buffer.ByteBuf;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+import reactor.core.publisher.SynchronousSink;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.annotation.Nullable;
+import reactor.util.context.ContextView;
+
+/**
+ * One call of an {@code LlmStreamClient}: its attempts, run by {@code retryWithBudget} (retries before the first
+ * content, resumes after it where the server allows), and what the caller receives.
+ *
+ * <ul>
+ *   <li>Each attempt decodes events into {@link Item.Batch}es, one per event, holding framing back until the first
+ *       content (so a retried attempt never repeats it), and times itself with the idle budget on content.</li>
+ *   <li>A failure before content goes to the retry. After content, one that can be resumed goes to it too; any other
+ *       becomes its final error ({@link Item.Final}) and passes the retry as an item.</li>
+ *   <li>After the retry, {@link #deliver} is where content counts as delivered: it moves the resume position,
+ *       assembles the partial response, bounds its size and turns the terminal event into {@link LlmDelta.Done} or
+ *       an {@link LlmIncompleteException}. The first-token budget then bounds the whole call, and the maximum
+ *       duration runs as a deadline (so each attempt sends what remains of it).</li>
+ * </ul>
+ *
+ * <p>Touched by one signal at a time: attempts are sequential, and an attempt's items pass the retry to
+ * {@link #deliver} synchronously, so every field is written and read in order.
+ */
+final class LlmCall implements DialectDecoder.Out {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LlmCall.class);
+  /** Framing held back before the first content, at most (a server that sends only framing is cut off here). */
+  private static final int MAX_HELD_BACK = 1024;
+  /** The longest {@code Last-Event-ID} sent back. */
+  static final int MAX_EVENT_ID_CHARS = 256;
+
+  /** The connection ended without the dialect's terminal event. A {@link SocketException}, so CONNECTION. */
+  static final class PrematureEndException extends SocketException {
+    private static final long serialVersionUID = 1L;
+
+    PrematureEndException() {
+      super("Stream ended without its terminal event");
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+
+  private static final AtomicIntegerFieldUpdater<LlmCall> REPORTED =
+      AtomicIntegerFieldUpdater.newUpdater(LlmCall.class, "reported");
+
+  private final LlmStreamEngine engine;
+  private final byte[] body;
+  private volatile int reported;
+  private final ContextView context;
+  private final Scheduler clock;
+  private final long startNanos;
+  private final ResponseAssembler assembler;
+  /** The request as JSON, parsed on the failure path only, to mask echoed values of its sensitive fields. */
+  @Nullable private JsonNode requestJson;
+
+  // across attempts
+  private int attempts;
+  private int resumes;
+  private long positions;
+  private boolean contentDelivered;
+  private long contentDeltas;
+  private long firstContentNanos = -1;
+  private String lastEventId = "";
+  private long lastSequence = -1;
+  private FailureKind lastFailureKind = FailureKind.UNKNOWN;
+  @Nullable private Throwable cutBy;
+  @Nullable private Throwable finalized;
+  private DialectDecoder decoder;
+
+  // within an attempt
+  private boolean attemptContent;
+  private boolean terminalSeen;
+  @Nullable private String resumeFromId;
+  private long resumeFromSequence = -1;
+  @Nullable private List<LlmDelta> heldBack;
+
+  // within an event
+  @Nullable private List<LlmDelta> current;
+  private boolean terminalEvent;
+  private long eventSequence = -1;
+  @Nullable private LlmStreamException failed;
+
+  LlmCall(LlmStreamEngine engine, byte[] body, ContextView context) {
+    this.engine = engine;
+    this.body = body;
+    this.context = context;
+    Deadline outer = context.getOrDefault(ContextKeys.DEADLINE, null);
+    this.clock = engine.scheduler != null ? engine.scheduler.get()
+        : outer != null ? outer.scheduler() : Schedulers.parallel();
+    this.startNanos = clock.now(TimeUnit.NANOSECONDS);
+    this.assembler = new ResponseAssembler(engine.mapper);
+  }
+
+  Flux<LlmDelta> run() {
+    Flux<Item.Batch> batches = Flux.defer(this::attempt)
+        .transform(Breakwater.retryWithBudget(engine.retry, StreamResume.<Item>bySequence(item -> ++positions)))
+        .handle(this::deliver);
+    if (engine.callTimeouts != null) {
+      batches = batches.transform(Breakwater.streamTimeouts(engine.callTimeouts, Item::isProgress));
+    }
+    Flux<LlmDelta> deltas = batches
+        .transform(Breakwater.withDeadline(maxDurationSpec()))
+        .onErrorMap(this::finalError)
+        .concatMapIterable(Item.Batch::deltas);
+    // reported before the subscriber sees the end, so that whoever waits for the stream also sees its event
+    return engine.listener == null ? deltas : deltas
+        .doOnComplete(() -> report(SignalType.ON_COMPLETE))
+        .doOnError(e -> report(SignalType.ON_ERROR))
+        .doOnCancel(() -> report(SignalType.CANCEL));
+  }
+
+  /** The maximum duration, deriving its budgets as the caller's deadline does (it applies only if tighter). */
+  private DeadlineSpec maxDurationSpec() {
+    Deadline outer = context.getOrDefault(ContextKeys.DEADLINE, null);
+    if (outer == null || outer.remainingNanos() <= engine.maxDuration.toNanos()) {
+      return engine.maxDurationSpec;
+    }
+    DeadlineSpec caller = outer.spec();
+    Scheduler scheduler = clock;
+    return DeadlineSpec.builder(engine.maxDuration).name(engine.maxDurationSpec.name())
+        .scheduler(() -> scheduler)
+        .perCallFraction(caller.perCallFraction()).perCallCap(caller.perCallCap())
+        .idleFraction(caller.idleFraction()).idleCap(caller.idleCap())
+        .build();
+  }
+
+  // ---- one attempt ----
+
+  private Flux<Item> attempt() {
+    attempts++;
+    boolean resume = contentDelivered;
+    if (attempts > 1) {
+      count(resume ? "breakwater.stream.resumes" : "breakwater.stream.retries", lastFailureKind);
+      resumes += resume ? 1 : 0;
+    }
+    attemptContent = false;
+    terminalSeen = false;
+    heldBack = null;
+    resumeFromId = null;
+    resumeFromSequence = -1;
+    Attempt request;
+    if (!resume) {
+      decoder = DialectDecoder.of(engine.dialect, engine.mapper, engine.source, this::mask);
+      request = new Attempt(attempts, body, null, null, -1);
+    } else if (engine.dialect == Dialect.OPENAI_RESPONSES) {
+      resumeFromSequence = lastSequence;
+      request = new Attempt(attempts, body, null, decoder.responseId(), lastSequence);
+    } else {
+      resumeFromId = lastEventId;
+      request = new Attempt(attempts, body, lastEventId, null, -1);
+    }
+    Flux<ByteBuf> bytes = engine.transport.open(request).onErrorMap(HttpStatusException.class, this::masked);
+    Flux<Item> items = (engine.dialect.isNdjson()
+        ? engine.ndjson.lines(bytes).<Item>handle(this::onLine)
+        : engine.sse.events(bytes).<Item>handle(this::onEvent))
+        .concatWith(Mono.defer(this::endOfBody));
+    if (engine.attemptTimeouts != null) {
+      items = items.transform(Breakwater.streamTimeouts(resume ? engine.resumeTimeouts : engine.attemptTimeouts,
+          Item::isProgress));
+    }
+    // after the terminal event the response may end by itself (keeping the connection reusable); a server that
+    // then stalls or drops is no failure
+    items = items.onErrorResume(e -> terminalSeen ? Flux.empty() : Flux.error(e));
+    if (engine.breaker != null) {
+      items = items.transform(Breakwater.guardedBy(engine.breaker));
+    }
+    return items.onErrorResume(this::afterFailure);
+  }
+
+  private void onEvent(ServerSentEvent event, SynchronousSink<Item> sink) {
+    if (terminalSeen || event.isHeartbeat() || resumeFromId != null && isDuplicate(resumeFromId, event.id())) {
+      return;
+    }
+    decode(event.event(), event.data(), event.id(), sink);
+  }
+
+  private void onLine(String line, SynchronousSink<Item> sink) {
+    if (!terminalSeen) {
+      decode("message", line, null, sink);
+    }
+  }
+
+  private void decode(String type, String data, @Nullable String id, SynchronousSink<Item> sink) {
+    current = null;
+    terminalEvent = false;
+    eventSequence = -1;
+    decoder.decode(type, data, this);
+    Item.Batch batch = collect(id);
+    if (batch != null) {
+      sink.next(batch);
+    }
+    if (failed != null) {
+      LlmStreamException error = failed;
+      failed = null;
+      sink.error(error);
+    }
+  }
+
+  /** The batch of the event just decoded; before the first content, framing is held back instead. */
+  @Nullable
+  private Item.Batch collect(@Nullable String id) {
+    List<LlmDelta> deltas = current;
+    current = null;
+    boolean content = false;
+    if (deltas != null) {
+      for (int i = 0; i < deltas.size() && !content; i++) {
+        content = deltas.get(i).isContent();
+      }
+    }
+    if (terminalEvent) {
+      terminalSeen = true;
+    }
+    if (!contentDelivered && !attemptContent && !content && !terminalEvent) {
+      if (deltas != null) {
+        holdBack(deltas);
+      }
+      return null;
+    }
+    if (heldBack != null) {
+      if (deltas != null) {
+        heldBack.addAll(deltas);
+      }
+      deltas = heldBack;
+      heldBack = null;
+    }
+    attemptContent |= content;
+    if (deltas == null && !terminalEvent) {
+      return null;
+    }
+    return new Item.Batch(deltas == null ? new ArrayList<>(1) : deltas, content, terminalEvent, id, eventSequence);
+  }
+
+  private void holdBack(List<LlmDelta> deltas) {
+    if (heldBack == null) {
+      heldBack = new ArrayList<>(Math.max(4, deltas.size()));
+    }
+    heldBack.addAll(deltas);
+    if (heldBack.size() > MAX_HELD_BACK) {
+      heldBack = null;
+      throw new EventTooLargeException(MAX_HELD_BACK, engine.source, "More than " + MAX_HELD_BACK
+          + " framing deltas before the first content: the server sends framing without an answer");
+    }
+  }
+
+  private Mono<Item> endOfBody() {
+    if (terminalSeen) {
+      return Mono.empty();
+    }
+    if (decoder.endIsTerminal()) {
+      terminalEvent = true;
+      return Mono.justOrEmpty(collect(null));
+    }
+    return Mono.error(new PrematureEndException());
+  }
+
+  /** Before content: the retry decides. After: resumed where possible, else the stream ends in its final error. */
+  private Flux<Item> afterFailure(Throwable error) {
+    lastFailureKind = engine.retry.classifier().classify(error);
+    if (!contentDelivered) {
+      return Flux.error(error);
+    }
+    if (resumable(error)) {
+      if (cutBy == null) {
+        cutBy = error;
+      }
+      return Flux.error(error);
+    }
+    return Flux.just(new Item.Final(finalError(error)));
+  }
+
+  private boolean resumable(Throwable error) {
+    if (error instanceof LlmStreamException || lastFailureKind.retryability() != Retryability.RETRYABLE) {
+      return false;   // the server reported the generation failed, or the same attempt would fail again
+    }
+    return switch (engine.dialect) {
+      case OPENAI_RESPONSES -> decoder.canResume() && lastSequence >= 0;
+      case OPENAI_CHAT, ANTHROPIC_MESSAGES -> isPrintable(lastEventId);
+      case GEMINI, OLLAMA -> false;
+    };
+  }
+
+  /** A {@code Last-Event-ID} is sent back only when it is printable ASCII and at most 256 characters. */
+  static boolean isPrintable(String id) {
+    if (id.isEmpty() || id.length() > MAX_EVENT_ID_CHARS) {
+      return false;
+    }
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * After a resume, events already processed are dropped: numeric ids up to the one resumed from, or the event
+   * carrying exactly that id.
+   */
+  private static boolean isDuplicate(String resumeFrom, String id) {
+    if (id.isEmpty()) {
+      return false;
+    }
+    try {
+      return Long.parseLong(id) <= Long.parseLong(resumeFrom);
+    } catch (NumberFormatException notNumeric) {
+      return id.equals(resumeFrom);
+    }
+  }
+
+  /** Server text with the client's secrets masked. */
+  private String mask(String text) {
+    if (requestJson == null) {
+      try {
+        requestJson = engine.mapper.readTree(body);
+      } catch (java.io.IOException | RuntimeException notJson) {
+        requestJson = engine.mapper.createObjectNode();
+      }
+    }
+    return engine.secrets.mask(text, requestJson);
+  }
+
+  /** An error status whose excerpt echoes a secret, with it masked (the same exception when it does not). */
+  private Throwable masked(HttpStatusException error) {
+    String message = error.getMessage();
+    String masked = mask(message);
+    if (masked.equals(message)) {
+      return error;
+    }
+    String prefix = "HTTP " + error.status() + ": ";
+    return new HttpStatusException(error.status(), error.headers(),
+        masked.startsWith(prefix) ? masked.substring(prefix.length()) : masked);
+  }
+
+  // ---- what the caller receives ----
+
+  private void deliver(Item item, SynchronousSink<Item.Batch> sink) {
+    if (item instanceof Item.Final f) {
+      finalized = f.error();
+      sink.error(f.error());
+      return;
+    }
+    Item.Batch batch = (Item.Batch) item;
+    if (batch.eventId() != null) {
+      lastEventId = batch.eventId();
+    }
+    if (batch.sequence() > lastSequence) {
+      lastSequence = batch.sequence();
+    }
+    List<LlmDelta> deltas = batch.deltas();
+    for (int i = 0; i < deltas.size(); i++) {
+      LlmDelta delta = deltas.get(i);
+      assembler.accept(delta);
+      if (delta.isContent()) {
+        contentDeltas++;
+      }
+    }
+    if (batch.content() && !contentDelivered) {
+      contentDelivered = true;
+      firstContentNanos = clock.now(TimeUnit.NANOSECONDS);
+    }
+    if (assembler.outputBytes() > engine.maxResponseBytes) {
+      finalized = truncation(new EventTooLargeException((int) Math.min(Integer.MAX_VALUE, engine.maxResponseBytes),
+          engine.source, "The response's output exceeds " + engine.maxResponseBytes + " bytes: raise "
+          + "LlmStreamClient.builder(..).maxResponseBytes(n) if such answers are expected"), null);
+      sink.error(finalized);
+      return;
+    }
+    if (!batch.terminal()) {
+      sink.next(batch);
+      return;
+    }
+    assembler.completed(attempts);
+    if (assembler.isIncomplete()) {
+      finalized = new LlmIncompleteException(engine.source, assembler.build());
+      sink.next(batch);
+      sink.error(finalized);
+      return;
+    }
+    deltas.add(new LlmDelta.Done(attempts));
+    sink.next(batch);
+  }
+
+  /** The error the caller receives: typed, with what was delivered attached. */
+  private Throwable finalError(Throwable error) {
+    if (error == finalized) {
+      return error;
+    }
+    Throwable last = error instanceof RetryExhaustedException && error.getCause() != null ? error.getCause() : error;
+    if (last instanceof LlmStreamException server) {
+      if (contentDelivered) {
+        count("breakwater.stream.truncations", server.failureKind());
+      }
+      finalized = server.withPartialResponse(partialResponse(), error == last ? null : error);
+      return finalized;
+    }
+    if (!contentDelivered) {
+      finalized = error;
+      return error;
+    }
+    finalized = truncation(cutBy != null ? cutBy : last, error instanceof RetryExhaustedException ? error : null);
+    return finalized;
+  }
+
+  /**
+   * The truncation for a stream cut by {@code cut}; its cause is {@code exhausted} (the resumes that were tried), else
+   * {@code cut} itself (none for a stream that simply ended early).
+   */
+  private Throwable truncation(Throwable cut, @Nullable Throwable exhausted) {
+    FailureKind kind = cut instanceof PrematureEndException ? FailureKind.CONNECTION
+        : engine.retry.classifier().classify(cut);
+    count("breakwater.stream.truncations", kind);
+    Throwable cause = exhausted != null ? exhausted : cut instanceof PrematureEndException ? null : cut;
+    LlmResponse partial = partialResponse();
+    if (cut instanceof TimeoutException) {
+      return new StreamTruncatedByTimeoutException(engine.source, assembler.text(), contentDeltas, partial,
+          cause != null ? cause : cut);
+    }
+    return new StreamTruncatedException(engine.source, assembler.text(), contentDeltas, partial, kind, cause);
+  }
+
+  private LlmResponse partialResponse() {
+    assembler.attempts(attempts);
+    return assembler.build();
+  }
+
+  /** Failure paths only: a registry lookup per event is fine there. */
+  private void count(String name, FailureKind kind) {
+    engine.meterRegistry.counter(name, "dialect", engine.dialectTag, "kind", kind.tag()).increment();
+  }
+
+  private void report(SignalType signal) {
+    if (REPORTED.getAndSet(this, 1) != 0) {
+      return;   // a cancel racing the end reports once
+    }
+    long now = clock.now(TimeUnit.NANOSECONDS);
+    Throwable error = finalized;
+    LlmCallEvent.Outcome outcome = signal == SignalType.CANCEL ? LlmCallEvent.Outcome.CANCELLED
+        : signal == SignalType.ON_COMPLETE ? LlmCallEvent.Outcome.COMPLETED
+        : error instanceof LlmIncompleteException ? LlmCallEvent.Outcome.INCOMPLETE
+        : LlmCallEvent.Outcome.FAILED;
+    FailureKind kind = outcome == LlmCallEvent.Outcome.FAILED || outcome == LlmCallEvent.Outcome.INCOMPLETE
+        ? (error != null ? engine.retry.classifier().classify(error) : lastFailureKind) : null;
+    LlmResponse response = signal == SignalType.CANCEL ? null : assembler.build();
+    LlmCallEvent event = new LlmCallEvent(engine.source, outcome, attempts, resumes,
+        firstContentNanos < 0 ? null : Duration.ofNanos(firstContentNanos - startNanos),
+        Duration.ofNanos(Math.max(0, now - startNanos)),
+        response == null ? FinishReason.NONE : response.finishReason(), response == null ? null : response.usage(),
+        kind);
+    try {
+      engine.listener.accept(event);
+    } catch (RuntimeException e) {
+      LOG.warn("LLM call listener failed with {}", e.getClass().getName());
+    }
+  }
+
+  // ---- DialectDecoder.Out ----
+
+  @Override
+  public void delta(LlmDelta delta) {
+    if (current == null) {
+      current = new ArrayList<>(2);
+    }
+    current.add(delta);
+  }
+
+  @Override
+  public void terminal() {
+    terminalEvent = true;
+  }
+
+  @Override
+  public void fail(LlmStreamException error) {
+    failed = error;
+  }
+
+  @Override
+  public void raw(String type, JsonNode json) {
+    if (engine.rawEvents) {
+      String name = type.equals(ServerSentEvent.DEFAULT_TYPE) && json.path("type").isTextual()
+          ? json.path("type").asText() : type;
+      delta(new LlmDelta.Event(name, json));
+    }
+  }
+
+  @Override
+  public boolean sequence(long number) {
+    if (resumeFromSequence >= 0 && number <= resumeFromSequence) {
+      return false;
+    }
+    eventSequence = number;
+    return true;
+  }
+}

@@ -1,0 +1,271 @@
+package io.breakwater.internal.stream.llm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakwater.stream.llm.Citation;
+import io.breakwater.stream.llm.FinishReason;
+import io.breakwater.stream.llm.LlmChoice;
+import io.breakwater.stream.llm.LlmDelta;
+import io.breakwater.stream.llm.LlmResponse;
+import io.breakwater.stream.llm.TokenUsage;
+import io.breakwater.stream.llm.ToolCall;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Assembles {@link LlmDelta}s into an {@link LlmResponse}, and counts the UTF-8 bytes of the output it keeps (so a
+ * client can bound it). Not thread-safe: deltas of one stream arrive one at a time.
+ */
+public final class ResponseAssembler {
+
+  private static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper();
+
+  private final ObjectMapper mapper;
+  private final TreeMap<Integer, ChoiceBuilder> choices = new TreeMap<>();
+  private String id = "";
+  private String model = "";
+  private TokenUsage usage;
+  private int attempts;
+  private boolean completed;
+  private long outputBytes;
+  private String text;
+
+  public ResponseAssembler() {
+    this(DEFAULT_MAPPER);
+  }
+
+  public ResponseAssembler(ObjectMapper mapper) {
+    this.mapper = mapper;
+  }
+
+  /** Adds one delta. */
+  public void accept(LlmDelta delta) {
+    if (delta instanceof LlmDelta.Text t) {
+      text = null;
+      choice(t.choice()).text().append(t.text());
+      outputBytes += utf8Length(t.text());
+    } else if (delta instanceof LlmDelta.ToolCallArguments a) {
+      choice(a.choice()).calls().computeIfAbsent(a.index(), i -> new CallBuilder(i)).arguments.append(a.fragment());
+      outputBytes += utf8Length(a.fragment());
+    } else if (delta instanceof LlmDelta.Reasoning r) {
+      choice(r.choice()).reasoning().append(r.text());
+      outputBytes += utf8Length(r.text());
+    } else if (delta instanceof LlmDelta.Refusal r) {
+      choice(r.choice()).refusal().append(r.text());
+      outputBytes += utf8Length(r.text());
+    } else if (delta instanceof LlmDelta.ToolCallStart s) {
+      CallBuilder call = choice(s.choice()).calls().computeIfAbsent(s.index(), CallBuilder::new);
+      call.start(s);
+      outputBytes += utf8Length(s.id()) + utf8Length(s.name());
+    } else if (delta instanceof LlmDelta.ReasoningSignature s) {
+      choice(s.choice()).signatures().add(s.signature());
+      outputBytes += utf8Length(s.signature());
+    } else if (delta instanceof LlmDelta.RedactedReasoning r) {
+      choice(r.choice()).redacted().add(r.data());
+      outputBytes += utf8Length(r.data());
+    } else if (delta instanceof LlmDelta.CitationAdded c) {
+      choice(c.choice()).citations().add(c.citation());
+      outputBytes += utf8Length(c.citation().url()) + utf8Length(c.citation().title())
+          + utf8Length(c.citation().citedText());
+    } else if (delta instanceof LlmDelta.Output o) {
+      choice(o.choice()).other().add(o);
+      outputBytes += utf8Length(o.json().toString());
+    } else if (delta instanceof LlmDelta.Finish f) {
+      ChoiceBuilder c = choice(f.choice());
+      c.finish = f.reason();
+      c.rawFinish = f.raw();
+    } else if (delta instanceof LlmDelta.Usage u) {
+      usage = u.usage();
+    } else if (delta instanceof LlmDelta.Metadata m) {
+      id = m.responseId();
+      model = m.model();
+    } else if (delta instanceof LlmDelta.Done d) {
+      attempts = d.attempts();
+      completed = true;
+    }
+    // LlmDelta.Event: raw events are for the caller, not part of the response
+  }
+
+  /** The UTF-8 bytes of the output kept so far (text, refusal, reasoning, signatures, tool calls, citations). */
+  public long outputBytes() {
+    return outputBytes;
+  }
+
+  /** Whether no choice holds anything yet. */
+  public boolean isEmpty() {
+    return choices.isEmpty();
+  }
+
+  /** The first choice's text so far, for a truncation's {@code partialOutput}. */
+  public String text() {
+    if (text == null) {
+      ChoiceBuilder first = choices.isEmpty() ? null : choices.firstEntry().getValue();
+      text = first == null || first.text == null ? "" : first.text.toString();
+    }
+    return text;
+  }
+
+  /** Marks the response complete after {@code attempts} attempts (what a {@link LlmDelta.Done} does). */
+  public void completed(int attempts) {
+    this.attempts = attempts;
+    this.completed = true;
+  }
+
+  /** Records the attempts made so far, for a partial response. */
+  public void attempts(int attempts) {
+    this.attempts = attempts;
+  }
+
+  /** The response assembled so far. */
+  public LlmResponse build() {
+    List<LlmChoice> built = new ArrayList<>(Math.max(1, choices.size()));
+    for (ChoiceBuilder c : choices.values()) {
+      built.add(c.build(mapper));
+    }
+    if (built.isEmpty()) {
+      built.add(LlmChoice.empty(0));
+    }
+    return new LlmResponse(id, model, built, usage, attempts, completed);
+  }
+
+  /** Whether the assembled response ended incomplete (a choice finished with a length, filter or pause reason). */
+  public boolean isIncomplete() {
+    for (ChoiceBuilder c : choices.values()) {
+      if (c.finish.isIncomplete()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private ChoiceBuilder choice(int index) {
+    ChoiceBuilder c = choices.get(index);
+    if (c == null) {
+      c = new ChoiceBuilder(index);
+      choices.put(index, c);
+    }
+    return c;
+  }
+
+  /** UTF-8 length of {@code s} (a lone surrogate counts 3, as its replacement would). */
+  static long utf8Length(String s) {
+    int n = s.length();
+    long bytes = n;
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c >= 0x80) {
+        bytes += c < 0x800 ? 1 : Character.isSurrogate(c) ? 1 : 2;
+      }
+    }
+    return bytes;
+  }
+
+  private static final class ChoiceBuilder {
+    final int index;
+    StringBuilder text;
+    StringBuilder refusal;
+    StringBuilder reasoning;
+    List<String> signatures;
+    List<String> redacted;
+    Map<Integer, CallBuilder> calls;
+    List<Citation> citations;
+    List<LlmDelta.Output> other;
+    FinishReason finish = FinishReason.NONE;
+    String rawFinish = "";
+
+    ChoiceBuilder(int index) {
+      this.index = index;
+    }
+
+    StringBuilder text() {
+      return text == null ? text = new StringBuilder(64) : text;
+    }
+
+    StringBuilder refusal() {
+      return refusal == null ? refusal = new StringBuilder() : refusal;
+    }
+
+    StringBuilder reasoning() {
+      return reasoning == null ? reasoning = new StringBuilder() : reasoning;
+    }
+
+    List<String> signatures() {
+      return signatures == null ? signatures = new ArrayList<>(2) : signatures;
+    }
+
+    List<String> redacted() {
+      return redacted == null ? redacted = new ArrayList<>(2) : redacted;
+    }
+
+    Map<Integer, CallBuilder> calls() {
+      return calls == null ? calls = new LinkedHashMap<>(4) : calls;
+    }
+
+    List<Citation> citations() {
+      return citations == null ? citations = new ArrayList<>(4) : citations;
+    }
+
+    List<LlmDelta.Output> other() {
+      return other == null ? other = new ArrayList<>(2) : other;
+    }
+
+    LlmChoice build(ObjectMapper mapper) {
+      List<ToolCall> client = new ArrayList<>();
+      List<ToolCall> server = new ArrayList<>();
+      if (calls != null) {
+        for (CallBuilder call : calls.values()) {
+          ToolCall built = call.build(mapper);
+          (built.serverSide() ? server : client).add(built);
+        }
+      }
+      return new LlmChoice(index, string(text), string(refusal), string(reasoning), list(signatures),
+          list(redacted), client, server, list(citations), list(other), finish, rawFinish);
+    }
+
+    private static String string(StringBuilder b) {
+      return b == null ? "" : b.toString();
+    }
+
+    private static <T> List<T> list(List<T> l) {
+      return l == null ? List.of() : l;
+    }
+  }
+
+  private static final class CallBuilder {
+    final int index;
+    String id = "";
+    String name = "";
+    boolean serverSide;
+    final StringBuilder arguments = new StringBuilder();
+
+    CallBuilder(int index) {
+      this.index = index;
+    }
+
+    /** The start names the call; a start after argument fragments (an out-of-order server) still does. */
+    void start(LlmDelta.ToolCallStart start) {
+      if (id.isEmpty()) {
+        id = start.id();
+      }
+      if (name.isEmpty()) {
+        name = start.name();
+      }
+      serverSide |= start.serverSide();
+    }
+
+    ToolCall build(ObjectMapper mapper) {
+      String json = arguments.toString();
+      JsonNode parsed;
+      try {
+        parsed = json.isBlank() ? mapper.createObjectNode() : mapper.readTree(json);
+      } catch (IOException notJson) {
+        parsed = null;
+      }
+      return new ToolCall(index, id, name, parsed, json.isBlank() ? "{}" : json, serverSide);
+    }
+  }
+}

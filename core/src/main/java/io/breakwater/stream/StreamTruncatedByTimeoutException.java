@@ -1,0 +1,79 @@
+package io.breakwater.stream;
+
+import io.breakwater.BreakwaterException;
+import io.breakwater.failure.FailureKind;
+import java.util.concurrent.TimeoutException;
+import reactor.util.annotation.Nullable;
+
+/**
+ * A stream that had delivered content was cut by a timeout: it stalled past its idle timeout, or a deadline or the
+ * stream's own maximum duration passed. The {@link StreamTruncatedException} of a timeout, and a
+ * {@link TimeoutException}, so that one {@code onErrorResume(TimeoutException.class, ..)} catches a stall before
+ * the first token and after it alike. What was delivered is attached as in a {@link StreamTruncatedException}; the
+ * cause is the timeout ({@link IdleTimeoutException}, a {@code DeadlineExceededException}), or a
+ * {@code RetryExhaustedException} listing every attempt when resumes were tried.
+ *
+ * <pre>{@code
+ * client.stream(request).as(LlmResponse::aggregate)
+ *     .onErrorResume(TimeoutException.class, e -> Mono.justOrEmpty(LlmResponse.partialOf(e)));
+ * }</pre>
+ *
+ * <p>Its kind is {@link FailureKind#TIMEOUT}.
+ */
+public final class StreamTruncatedByTimeoutException extends TimeoutException implements BreakwaterException {
+
+  private static final long serialVersionUID = 1L;
+
+  private final transient Truncation truncation;
+
+  /**
+   * @param source what detected it, e.g. {@code "llm:openai_chat"}
+   * @param partialOutput the content delivered before the timeout, as text
+   * @param itemsDelivered how many items were delivered
+   * @param partialResult the producer's own partial result, or {@code null}
+   * @param cause the timeout (or the exhausted resumes after it)
+   */
+  public StreamTruncatedByTimeoutException(String source, String partialOutput, long itemsDelivered,
+      @Nullable Object partialResult, Throwable cause) {
+    this(new Truncation(source, partialOutput, itemsDelivered, partialResult, FailureKind.TIMEOUT), cause);
+  }
+
+  private StreamTruncatedByTimeoutException(Truncation truncation, Throwable cause) {
+    super(truncation.message(cause));
+    this.truncation = truncation;
+    initCause(cause);
+  }
+
+  /** The content delivered before the timeout, as text. */
+  public String partialOutput() {
+    return truncation.partialOutput();
+  }
+
+  /** The producer's own partial result (an {@code LlmResponse} for {@code LlmStreamClient}), or {@code null}. */
+  @Nullable
+  public Object partialResult() {
+    return truncation.partialResult();
+  }
+
+  /** How many items were delivered before the timeout. */
+  public long itemsDelivered() {
+    return truncation.itemsDelivered();
+  }
+
+  @Override
+  public String source() {
+    return truncation.source();
+  }
+
+  /** {@link FailureKind#TIMEOUT}. */
+  @Override
+  public FailureKind failureKind() {
+    return FailureKind.TIMEOUT;
+  }
+
+  /** No stack trace: the message and the cause say what happened. */
+  @Override
+  public synchronized Throwable fillInStackTrace() {
+    return this;
+  }
+}
