@@ -43,6 +43,7 @@ import reactor.core.publisher.Mono;
         "breakwater.tools[weather.forecast].side-effect=read-only",
         "breakwater.tools[trips.book].side-effect=non-idempotent-write",
         "breakwater.tools[trips.book].idempotency=true",
+        "breakwater.tools[trips.book].single-tenant=true",
         "breakwater.breakers.state-store=redis",
         "breakwater.retry.budgets.weather.shared=true",
         "breakwater.limits.concurrency.weather.limit=2",
@@ -115,7 +116,8 @@ class RedisAutoConfigurationIT {
         .withUserConfiguration(Client.class)
         .withPropertyValues("test.redis.address=" + REDIS.address(),
             "breakwater.tools[trips.book].side-effect=non-idempotent-write",
-            "breakwater.tools[trips.book].idempotency=true")
+            "breakwater.tools[trips.book].idempotency=true",
+            "breakwater.tools[trips.book].single-tenant=true")
         .run(context -> {
           assertThat(context).hasFailed();
           Throwable t = context.getStartupFailure();

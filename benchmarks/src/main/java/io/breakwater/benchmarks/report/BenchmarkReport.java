@@ -278,10 +278,18 @@ public final class BenchmarkReport {
     Double p9 = overheadRatio("PipelineBenchmark", "baseline", "breakwater", "resilience4j", true);
     targets.add(target("P9", "allocation of the composed happy path / Resilience4j's stack", "≤ 0.5", p9,
         p9 != null && p9 <= 0.5));
-    targets.add(noBenchmarkYet("P10", "`limitedBy(fixed)`, in-memory `throttledBy` / Resilience4j `BulkheadOperator`,"
-        + " `RateLimiterOperator`", "≤ 0.5"));
-    targets.add(noBenchmarkYet("P11", "`hedgedBy` answered before the hedge delay / `withDeadline`'s overhead",
-        "≤ 1.5"));
+    for (String[] limit : List.of(new String[] {"breakwaterLimitedBy", "resilience4jBulkhead", "`limitedBy(fixed)`",
+        "`BulkheadOperator`"}, new String[] {"breakwaterThrottledBy", "resilience4jRateLimiter", "in-memory `throttledBy`",
+        "`RateLimiterOperator`"})) {
+      Double r = overheadRatio("LimitBenchmark", "thousandInFlight[variant=baseline]",
+          "thousandInFlight[variant=" + limit[0] + "]", "thousandInFlight[variant=" + limit[1] + "]", false);
+      targets.add(target("P10", "asynchronous calls, 1 000 in flight: " + limit[2] + " overhead / Resilience4j "
+          + limit[3] + "'s", "≤ 0.5", r, r != null && r <= 0.5));
+    }
+    Double p11 = overheadRatio("HedgeBenchmark", asyncVariant("call", "1000", "baseline"),
+        asyncVariant("call", "1000", "hedgedBy"), asyncVariant("call", "1000", "withDeadline"), false);
+    targets.add(target("P11", "asynchronous calls, 1 000 in flight, answered before the hedge delay: `hedgedBy` "
+        + "overhead / `withDeadline`'s", "≤ 1.5", p11, p11 != null && p11 <= 1.5));
     Double p12 = scoreRatio("LlmAssembleBenchmark", "assemble", "decode");
     targets.add(target("P12", "assembling an LLM response / decoding the same stream", "≤ 2×", p12,
         p12 != null && p12 <= 2));
