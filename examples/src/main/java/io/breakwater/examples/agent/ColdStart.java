@@ -17,7 +17,7 @@ public final class ColdStart {
       SchedulerLag[] probe) {
     // snippet:breaker-scheduler-lag
     SchedulerLag lag = SchedulerLag.builder()
-        .scheduler(scheduler)                 // the scheduler your timeouts run on (default Schedulers::parallel)
+        .scheduler(scheduler)                 // a Supplier<Scheduler> your timeouts run on (default Schedulers::parallel)
         .meterRegistry(meters)                // breakwater.scheduler.lag
         .start();                             // yours: lag.dispose() on shutdown cancels its timer
 

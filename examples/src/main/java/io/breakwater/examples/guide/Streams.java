@@ -41,7 +41,7 @@ public final class Streams {
   /** Any SSE body, decoded and timed by its progress. */
   public static Flux<String> data(Flux<ByteBuf> body) {
     // snippet:stream-timeouts
-    Flux<ServerSentEvent> events = ServerSentEvents.decode(body)
+    Flux<ServerSentEvent> events = ServerSentEvents.decode(body)     // body: the HTTP body, a Flux<ByteBuf>
         .transformDeferred(idleTimeout(Duration.ofSeconds(3), e -> !e.isHeartbeat()));  // pings are no progress
 
     Flux<String> data = events.filter(e -> !e.isHeartbeat()).map(ServerSentEvent::data)

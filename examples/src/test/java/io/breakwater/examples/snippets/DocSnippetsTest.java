@@ -7,7 +7,6 @@ import io.breakwater.examples.snippets.Snippets.Region;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -92,13 +91,15 @@ class DocSnippetsTest {
     assertThat(stale).isEmpty();
   }
 
+  /**
+   * A newcomer copies any block, not only a page's first (a held-out newcomer run found 0 of 78 blocks compiling as
+   * shown when only the first of each page showed its imports): every block shows the imports its region uses.
+   */
   @Test
-  void theFirstSnippetOfEveryPageShowsItsImports() {
-    Map<Path, Block> firstOfPage = new LinkedHashMap<>();
-    blocks.forEach(b -> firstOfPage.putIfAbsent(b.page(), b));
-    List<String> withoutImports = firstOfPage.values().stream()
-        .filter(b -> !b.withImports() && !showsImports(b.text()))
-        .map(b -> Snippets.where(b.page(), b.fenceLine() - 1) + ": the page's first snippet must show its imports: "
+  void everySnippetShowsTheImportsItUses() {
+    List<String> withoutImports = blocks.stream()
+        .filter(b -> b.name() != null && !b.withImports() && !showsImports(b.text()))
+        .map(b -> Snippets.where(b.page(), b.fenceLine() - 1) + ": a snippet must show the imports it uses: "
             + "write <!-- snippet: " + b.name() + " with-imports --> and refresh (see this test's javadoc)")
         .toList();
     assertThat(withoutImports).isEmpty();
