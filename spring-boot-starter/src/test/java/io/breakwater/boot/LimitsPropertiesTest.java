@@ -2,11 +2,14 @@ package io.breakwater.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.boot.actuate.BreakwaterEndpoint;
+import io.breakwater.internal.boot.BreakwaterActuatorAutoConfiguration;
 import io.breakwater.internal.boot.BreakwaterAutoConfiguration;
 import io.breakwater.internal.boot.InvalidPropertiesException;
 import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.RateLimit;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -44,6 +47,24 @@ class LimitsPropertiesTest {
           assertThat(tool.concurrencyLimit()).isSameAs(flights);
           assertThat(tool.rateLimit()).isSameAs(openai);
           assertThat(limits.concurrencyNames()).containsExactlyInAnyOrder("flights", "search");
+        });
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void theActuatorEndpointListsEveryConfiguredLimitAndWhatItHoldsNow() {
+    runner.withConfiguration(AutoConfigurations.of(BreakwaterActuatorAutoConfiguration.class))
+        .withPropertyValues("management.endpoints.web.exposure.include=breakwater",
+            "breakwater.limits.concurrency.flights.limit=10",
+            "breakwater.limits.rate.openai.requests=500")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          Map<String, Object> limits = context.getBean(BreakwaterEndpoint.class).report().limits();
+          assertThat((Map<String, Object>) limits.get("concurrency")).containsOnlyKeys("flights")
+              .containsEntry("flights", Map.of("limit", 10, "inFlight", 0, "queued", 0));
+          assertThat((Map<String, Object>) limits.get("rate")).containsOnlyKeys("openai")
+              .containsEntry("openai", Map.of("availableRequests", 500L, "availableTokens", Long.MAX_VALUE,
+                  "queued", 0));
         });
   }
 

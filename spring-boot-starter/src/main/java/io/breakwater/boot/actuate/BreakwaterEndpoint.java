@@ -118,8 +118,9 @@ public class BreakwaterEndpoint {
 
   /**
    * What the endpoint lists under {@code limits}: the application's concurrency and rate limits, by name, each as a
-   * small map of what it holds now. The starter gives one that lists nothing; an application defines a bean of its own
-   * to list its limits.
+   * small map of what it holds now. The starter's lists the {@code Limits} bean's: under {@code concurrency}, each
+   * limit's {@code limit}, {@code inFlight} and {@code queued}; under {@code rate}, its {@code availableRequests},
+   * {@code availableTokens} and {@code queued}. A bean of the application's own replaces it.
    */
   @FunctionalInterface
   public interface LimitsReport {

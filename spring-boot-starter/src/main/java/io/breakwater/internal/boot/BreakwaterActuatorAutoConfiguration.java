@@ -1,12 +1,17 @@
 package io.breakwater.internal.boot;
 
 import io.breakwater.boot.BreakwaterProperties;
+import io.breakwater.boot.Limits;
 import io.breakwater.boot.RetryPolicies;
 import io.breakwater.boot.actuate.BreakersHealthIndicator;
 import io.breakwater.boot.actuate.BreakwaterEndpoint;
 import io.breakwater.breaker.CircuitBreakerRegistry;
+import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.RateLimit;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -50,8 +55,26 @@ public class BreakwaterActuatorAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    BreakwaterEndpoint.LimitsReport breakwaterLimitsReport() {
-      return Map::of;
+    BreakwaterEndpoint.LimitsReport breakwaterLimitsReport(ObjectProvider<Limits> limits) {
+      return () -> {
+        Limits all = limits.getIfAvailable();
+        if (all == null) {
+          return Map.of();
+        }
+        Map<String, Object> concurrency = new TreeMap<>();
+        all.concurrencyNames().forEach(name -> {
+          ConcurrencyLimit limit = all.concurrency(name);
+          concurrency.put(name, Map.of("limit", limit.limit(), "inFlight", limit.inFlight(),
+              "queued", limit.queued()));
+        });
+        Map<String, Object> rate = new TreeMap<>();
+        all.rateNames().forEach(name -> {
+          RateLimit limit = all.rate(name);
+          rate.put(name, Map.of("availableRequests", limit.availableRequests(),
+              "availableTokens", limit.availableTokens(), "queued", limit.queued()));
+        });
+        return Map.of("concurrency", concurrency, "rate", rate);
+      };
     }
 
     @Bean
