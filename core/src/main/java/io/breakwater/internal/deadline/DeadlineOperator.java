@@ -93,12 +93,12 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
       source.subscribe(actual);
       return;
     }
-    Duration budget = deadline.budget();
-    if (budget.isZero() || budget.isNegative()) {   // it has just started: no need to read the clock again
+    long budgetNanos = deadline.budget().toNanos();
+    if (budgetNanos <= 0) {   // it has just started: no need to read the clock again
       Operators.error(actual, deadline.exceeded());
       return;
     }
-    DeadlineSubscriber<T> subscriber = new DeadlineSubscriber<>(actual, deadline);
+    DeadlineSubscriber<T> subscriber = new DeadlineSubscriber<>(actual, deadline, budgetNanos);
     if (Hooks.isAutomaticContextPropagationEnabled()) {
       // Reactor restores thread-locals only where contextWrite changes the Context, so go through it: blocking code
       // upstream (e.g. on boundedElastic) then sees the deadline through Deadline.current().

@@ -53,6 +53,8 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private final CoreSubscriber<? super T> actual;
   private final Deadline deadline;
   private final long expiresAt;
+  /** Whether its budget is within {@link TimerWheel#KEEP_HORIZON}: its slot may keep its task once it is released. */
+  private final boolean near;
   private final Context context;
   /** The enclosing deadline whose timer this one shares when it can, or {@code null}. */
   @Nullable private final DeadlineSubscriber<?> enclosing;
@@ -83,9 +85,14 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       AtomicReferenceFieldUpdater.newUpdater(DeadlineSubscriber.class, DeadlineSubscriber.class, "nested");
 
   DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline) {
+    this(actual, deadline, deadline.budget().toNanos());
+  }
+
+  DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline, long budgetNanos) {
     this.actual = actual;
     this.deadline = deadline;
     this.expiresAt = deadline.expiresAtNanos();
+    this.near = budgetNanos <= TimerWheel.KEEP_HORIZON;
     Context outer = actual.currentContext();
     Object shared = outer.getOrDefault(SHARED_TIMER, null);
     if (shared instanceof DeadlineSubscriber<?> timer && timer.deadline.scheduler() == deadline.scheduler()) {
@@ -210,7 +217,10 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     }
   }
 
-  /** This deadline is over: its timer is unfiled (a nested deadline, if any, is being cancelled with it). */
+  /**
+   * This deadline is over: its timer is unfiled (a nested deadline, if any, is being cancelled with it). Its slot's
+   * task stays for the timers filed next (see {@link TimerWheel}).
+   */
   private void releaseOwn() {
     Disposable stale = null;
     synchronized (this) {
@@ -219,7 +229,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       nested = null;
       TimerWheel.Slot filedIn = slot;
       if (filedIn != null) {
-        stale = filedIn.unfile(this);
+        stale = filedIn.cancel(this, near);
       }
     }
     if (stale != null) {
@@ -260,7 +270,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
    * timer again for whatever is still waited for.
    */
   @Override
-  void expire(long now) {
+  protected void expire(long now) {
     DeadlineSubscriber<?> due = null;
     TimerWheel.Start start = null;
     synchronized (this) {

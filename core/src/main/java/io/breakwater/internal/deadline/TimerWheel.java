@@ -20,12 +20,16 @@ import reactor.util.annotation.Nullable;
  * them, exactly: under {@code VirtualTimeScheduler} a timer fires at the very nanosecond it was filed for. When the
  * task runs it takes out every timer whose instant has come, schedules itself again at the earliest instant left,
  * and fires the timers it took, in the order they were filed, without holding any lock. A timer cancelled before its
- * instant is unlinked at once; a slot left empty disposes its task at once, so a wheel whose timers are all gone
- * leaves nothing on the scheduler.
+ * instant is unlinked at once. A slot that a cancellation leaves empty keeps its task (without holding it): the
+ * timers filed next in that slot for a later instant ride on it, so that one call after another arms and cancels
+ * its timer with a few pointer writes under the slot's lock and never touches the scheduler. The kept task runs at
+ * its instant, finds nothing due, and is gone: once every timer is cancelled, the scheduler holds at most one task
+ * per slot, and none once the latest instant those timers were filed for has passed. A timer filed again for an
+ * earlier instant (a nested deadline joining) disposes a task its move leaves without timers at once.
  *
  * <p>Calls that start close together in time end close together: their timers share a slot and that slot's one
- * task, so at 10 000 calls in flight the scheduler sees one task per slot in use, scheduled and disposed about once
- * per 16.8 ms, however many calls there are.
+ * task, so whether 1 or 10 000 calls are in flight the scheduler sees about one task per 16.8 ms of call starts,
+ * scheduled once and run once, however many calls there are.
  *
  * <p>Wheels are per thread and per scheduler: {@link #of(Scheduler)} gives the wheel of the calling thread for that
  * scheduler, so calls armed on different threads never contend for a slot's lock (a timer may still be cancelled or
@@ -33,7 +37,7 @@ import reactor.util.annotation.Nullable;
  * weakly, and holds nothing at all while idle, so neither a wheel nor a thread keeps a disposed scheduler (a test's
  * {@code VirtualTimeScheduler}) alive. There is no state shared by the whole JVM.
  */
-final class TimerWheel {
+public final class TimerWheel {
 
   /** log2 of the nanoseconds one slot covers. */
   static final int TICK_SHIFT = 24;
@@ -49,6 +53,12 @@ final class TimerWheel {
    * schedules itself again.
    */
   static final long MAX_DELAY = 1L << 61;
+  /**
+   * How far ahead (about 4.6 min) a timer may be armed for its slot to keep its task once the timer is cancelled:
+   * the scheduler then holds a kept task at most this long, and at most one per slot. A farther timer (a long or
+   * saturated budget) disposes the task of the slot it leaves empty at once.
+   */
+  public static final long KEEP_HORIZON = 1L << 38;
 
   private static final ThreadLocal<TimerWheel[]> WHEELS = ThreadLocal.withInitial(
       () -> new TimerWheel[WHEELS_PER_THREAD]);
@@ -84,6 +94,35 @@ final class TimerWheel {
     return wheel;
   }
 
+  /**
+   * Files {@code timer}, which must not be filed, for the instant {@code at} on {@code scheduler}'s clock, in the
+   * calling thread's wheel for that scheduler.
+   *
+   * @throws RejectedExecutionException if the scheduler refuses the slot's task (it is being disposed)
+   */
+  public static void arm(Scheduler scheduler, Timer timer, long at) {
+    Start start = of(scheduler).slot(at).file(timer, at);
+    if (start != null) {
+      start.run(scheduler);
+    }
+  }
+
+  /**
+   * Unfiles {@code timer} if it is filed, from any thread. If that leaves its slot empty, the slot keeps its task for
+   * the timers filed next when the timer was armed for at most {@link #KEEP_HORIZON} ahead ({@code near}), and
+   * disposes it at once otherwise (see {@link Slot#cancel}). A timer being fired, or filed concurrently, may still
+   * fire: it must check for itself that it is still wanted. Call it holding no lock a scheduler task may take.
+   */
+  public static void cancel(Timer timer, boolean near) {
+    Slot filedIn = timer.slot;
+    if (filedIn != null) {
+      Disposable stale = filedIn.cancel(timer, near);
+      if (stale != null) {
+        stale.dispose();
+      }
+    }
+  }
+
   /** The slot for timers of instant {@code at}. */
   Slot slot(long at) {
     int index = (int) (at >> TICK_SHIFT) & (SLOTS - 1);
@@ -115,7 +154,7 @@ final class TimerWheel {
    * own filing (one filing at a time per timer), while a slot's task may take it out concurrently, under the slot's
    * lock, to fire it.
    */
-  abstract static class Timer {
+  public abstract static class Timer {
     /** The slot this timer is filed in, or {@code null}; links and {@link #at} are guarded by its lock. */
     @Nullable volatile Slot slot;
     long at = NONE;
@@ -125,7 +164,7 @@ final class TimerWheel {
     @Nullable Timer nextExpired;
 
     /** Called once the instant this timer was filed for has come ({@code now >= at}), on the scheduler's thread. */
-    abstract void expire(long now);
+    protected abstract void expire(long now);
   }
 
   /** A task to schedule once the locks are released: a slot's earliest instant changed. */
@@ -173,8 +212,8 @@ final class TimerWheel {
     }
 
     /**
-     * Unlinks {@code timer} if it is still filed here. Returns the slot's task, to dispose once the caller has released
-     * its locks, when the slot is left empty.
+     * Unlinks {@code timer}, which is being filed again elsewhere, if it is still filed here. Returns the slot's task,
+     * to dispose once the caller has released its locks, when the slot is left empty.
      */
     @Nullable
     Disposable unfile(Timer timer) {
@@ -189,6 +228,32 @@ final class TimerWheel {
           taskAt = NONE;
           generation++;
           return pending;
+        }
+        return null;
+      }
+    }
+
+    /**
+     * Unlinks {@code timer}, which is over (its call ended or was cancelled), if it is still filed here. A slot left
+     * empty by a {@code near} timer keeps its task: the next timer filed here for an instant no earlier than that
+     * task's rides on it, so that arming and cancelling one call after another costs no scheduling and no disposal.
+     * The kept task fires nothing at its instant (nothing is due), and is gone from the scheduler from then on. While
+     * the slot is empty it forgets the task's {@link Disposable}, so that an idle wheel holds nothing of the
+     * scheduler. A slot left empty by a timer that is not near returns its task, to dispose once the caller has
+     * released its locks, as {@link #unfile} does.
+     */
+    @Nullable
+    Disposable cancel(Timer timer, boolean near) {
+      synchronized (this) {
+        if (timer.slot != this) {
+          return null;   // taken out by the slot's task, which fires it
+        }
+        if (!near) {
+          return unfile(timer);
+        }
+        unlink(timer);
+        if (head == null) {
+          task = null;
         }
         return null;
       }
@@ -239,7 +304,7 @@ final class TimerWheel {
       synchronized (this) {
         if (generation == g) {
           superseded = task;
-          task = scheduled;
+          task = head == null ? null : scheduled;   // emptied meanwhile: kept, but not held (see cancel)
         }
       }
       if (superseded != null) {

@@ -3,6 +3,7 @@ package io.breakwater.internal.hedge;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.deadline.TimerWheel;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
@@ -17,7 +18,6 @@ import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
-import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
@@ -38,7 +38,8 @@ import reactor.util.context.Context;
  * hedge is not a retry.
  *
  * <p><b>Hedges.</b> One timer per call, armed after the primary was subscribed (a call that answers during its
- * subscription arms none), re-armed for each further hedge. When it fires, the hedge reserves a place among the
+ * subscription arms none), re-armed for each further hedge. The timer is this subscriber, filed in the same
+ * {@link TimerWheel} as deadlines: arming and cancelling it costs a few pointer writes, not a task on the scheduler. When it fires, the hedge reserves a place among the
  * attempts in flight (refused once the call is failing), takes a token from the policy's budget (refused: no more
  * hedges for this call), and subscribes to the source again or to its alternate.
  *
@@ -46,15 +47,13 @@ import reactor.util.context.Context;
  * demand. The winner's prefix and first content item are then drained under the downstream demand; after that,
  * demand goes straight to the winner and its signals straight downstream.
  */
-final class HedgeSubscriber<T> implements Subscription, Runnable, Scannable {
+final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription, Scannable {
 
   static final int RACING = -1;
   static final int FAILED = -2;
   static final int CANCELLED = -3;
   /** Items an attempt may send before its first content item. */
   static final int MAX_PREFIX = 256;
-
-  private static final Disposable DISPOSED = () -> {};
 
   final CoreSubscriber<? super T> actual;
   final HedgeRuntime policy;
@@ -95,12 +94,6 @@ final class HedgeSubscriber<T> implements Subscription, Runnable, Scannable {
 
   @Nullable
   private volatile Throwable lastError;
-
-  @Nullable
-  private volatile Disposable timer;
-  @SuppressWarnings("rawtypes")
-  private static final AtomicReferenceFieldUpdater<HedgeSubscriber, Disposable> TIMER =
-      AtomicReferenceFieldUpdater.newUpdater(HedgeSubscriber.class, Disposable.class, "timer");
 
   private volatile long requested;
   @SuppressWarnings("rawtypes")
@@ -148,43 +141,43 @@ final class HedgeSubscriber<T> implements Subscription, Runnable, Scannable {
     if (winner != RACING) {
       return;
     }
+    long now = Long.MIN_VALUE;
+    if (policy.latency != null || step >= 0) {
+      now = scheduler.now(TimeUnit.NANOSECONDS);
+    }
     if (policy.latency != null) {
-      startNanos = scheduler.now(TimeUnit.NANOSECONDS);
-      primary.startNanos = startNanos;
+      startNanos = now;
+      primary.startNanos = now;
     }
     source.subscribe(primary);
     if (step >= 0 && winner == RACING) {
-      arm(null, step);
+      arm(now);
     }
   }
 
-  private void arm(@Nullable Disposable expected, long delay) {
-    Disposable task;
+  /** Files the timer for {@code step} after {@code from}; cancels it again if the race was decided meanwhile. */
+  private void arm(long from) {
+    long at = from + step;
     try {
-      task = scheduler.schedule(this, delay, TimeUnit.NANOSECONDS);
+      TimerWheel.arm(scheduler, this, at < from ? Long.MAX_VALUE : at);
     } catch (RejectedExecutionException rejected) {
       return; // a disposed scheduler: the call goes on without hedges
     }
-    if (!TIMER.compareAndSet(this, expected, task)) {
-      task.dispose();
+    if (winner != RACING) {
+      disposeTimer();   // decided while filing: the winner's cancellation may have missed the filing
     }
   }
 
   private void disposeTimer() {
-    Disposable d = TIMER.getAndSet(this, DISPOSED);
-    if (d != null && d != DISPOSED) {
-      d.dispose();
-    }
+    TimerWheel.cancel(this, step <= TimerWheel.KEEP_HORIZON);
   }
 
   /** The timer fired: start the next hedge if the call is still racing and the budget allows. */
   @Override
-  public void run() {
+  protected void expire(long now) {
     if (winner != RACING) {
       return;
     }
-    Disposable current = timer;
-    long now = scheduler.now(TimeUnit.NANOSECONDS);
     if (startNanos == Long.MIN_VALUE) {
       startNanos = now - step;
     }
@@ -226,7 +219,7 @@ final class HedgeSubscriber<T> implements Subscription, Runnable, Scannable {
         policy.metrics.cancelled.increment();
       }
     } else if (w == RACING && k < policy.maxHedges()) {
-      arm(current, step);
+      arm(now);
     }
   }
 

@@ -44,7 +44,105 @@ class TimerWheelTest {
 
     calls.forEach(Disposable::dispose);
     assertThat(TimerWheel.of(clock).filed()).isZero();
+    assertThat(clock.pendingTasks()).as("the emptied slot keeps its task until its instant").isEqualTo(1);
+    virtual.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(clock.pendingTasks()).as("tasks left once the instant has passed").isZero();
+  }
+
+  @Test
+  void anEmptiedSlotKeepsItsTaskForTheNextTimerWhichFiresAtItsOwnInstantAndNothingIsLeftAfterIt() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    long start = clock.now(TimeUnit.NANOSECONDS);
+    long first = start + TimeUnit.SECONDS.toNanos(5);
+    long second = first + TimeUnit.MILLISECONDS.toNanos(1);   // the same slot, later
+    List<Long> firedAt = new ArrayList<>();
+    Fires cancelled = new Fires(() -> firedAt.add(-1L));
+    Fires kept = new Fires(() -> firedAt.add(clock.now(TimeUnit.NANOSECONDS)));
+
+    TimerWheel.arm(clock, cancelled, first);
+    TimerWheel.cancel(cancelled, true);
+    assertThat(clock.pendingTasks()).as("the emptied slot keeps its task").isEqualTo(1);
+    TimerWheel.arm(clock, kept, second);
+    assertThat(clock.scheduledTasks()).as("the next timer rides on the kept task").isEqualTo(1);
+
+    virtual.advanceTimeBy(Duration.ofNanos(first - start));
+    assertThat(firedAt).as("nothing fires at the kept task's instant").isEmpty();
+    assertThat(clock.pendingTasks()).as("the task is filed again for the timer left").isEqualTo(1);
+    virtual.advanceTimeBy(Duration.ofNanos(second - first - 1));
+    assertThat(firedAt).as("nothing fires early").isEmpty();
+    virtual.advanceTimeBy(Duration.ofNanos(1));
+    assertThat(firedAt).as("fired at its exact instant").containsExactly(second);
     assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void aKeptTaskThatFindsNothingDueLeavesNoTaskAfterItsInstant() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    long at = clock.now(TimeUnit.NANOSECONDS) + TimeUnit.SECONDS.toNanos(2);
+    List<Fires> timers = new ArrayList<>();
+    AtomicInteger fired = new AtomicInteger();
+    for (int i = 0; i < 100; i++) {
+      Fires t = new Fires(fired::incrementAndGet);
+      timers.add(t);
+      TimerWheel.arm(clock, t, at + i);
+    }
+    timers.forEach(t -> TimerWheel.cancel(t, true));
+    assertThat(clock.pendingTasks()).isEqualTo(1);
+
+    virtual.advanceTimeBy(Duration.ofNanos(TimeUnit.SECONDS.toNanos(2) - 1));
+    assertThat(clock.pendingTasks()).as("kept until its instant").isEqualTo(1);
+    virtual.advanceTimeBy(Duration.ofNanos(1));
+    assertThat(clock.pendingTasks()).as("gone at its instant").isZero();
+    virtual.advanceTimeBy(Duration.ofSeconds(30));
+    assertThat(fired).as("no cancelled timer ever fires").hasValue(0);
+  }
+
+  @Test
+  void aFarTimerDisposesTheTaskOfTheSlotItLeavesEmpty() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    Fires far = new Fires(() -> { });
+    TimerWheel.arm(clock, far, clock.now(TimeUnit.NANOSECONDS) + TimerWheel.KEEP_HORIZON + 1);
+    assertThat(clock.pendingTasks()).isEqualTo(1);
+    TimerWheel.cancel(far, false);
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void cancellationsRacingTheKeptTasksFireEveryOtherTimerOnceAndLeaveNoTask() throws InterruptedException {
+    Scheduler timers = Schedulers.newParallel("timer-wheel-keep-race", 2);
+    TaskCountingScheduler clock = new TaskCountingScheduler(timers);
+    try {
+      int rounds = 20_000;
+      AtomicInteger[] fires = new AtomicInteger[rounds];
+      for (int i = 0; i < rounds; i++) {
+        AtomicInteger count = new AtomicInteger();
+        fires[i] = count;
+        Fires t = new Fires(count::incrementAndGet);
+        // instants within 0.2 ms: cancellations race slot tasks that are running, kept, or filed again
+        long at = clock.now(TimeUnit.NANOSECONDS) + ThreadLocalRandom.current().nextLong(200_000);
+        TimerWheel.arm(clock, t, at);
+        if (i % 2 == 0) {
+          TimerWheel.cancel(t, true);
+        }
+      }
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (clock.pendingTasks() != 0 && System.nanoTime() < until) {
+        Thread.sleep(5);
+      }
+      Thread.sleep(5);   // a slot's task may still be firing what it took out
+      assertThat(clock.pendingTasks()).as("tasks left once every instant has passed").isZero();
+      for (int i = 0; i < rounds; i++) {
+        assertThat(fires[i].get()).as("fires of timer %d", i).isLessThanOrEqualTo(1);
+        if (i % 2 == 1) {
+          assertThat(fires[i].get()).as("timer %d, not cancelled, fired", i).isEqualTo(1);
+        }
+      }
+    } finally {
+      timers.dispose();
+    }
   }
 
   @Test
@@ -174,7 +272,7 @@ class TimerWheelTest {
     }
 
     @Override
-    void expire(long now) {
+    protected void expire(long now) {
       action.run();
     }
   }
