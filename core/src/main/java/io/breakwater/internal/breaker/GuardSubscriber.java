@@ -1,6 +1,7 @@
 package io.breakwater.internal.breaker;
 
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Scannable;
@@ -30,8 +31,15 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   @Nullable private final Phase familyPhase;
   private final Phase toolPhase;
   private final int flags;
-  /** When the call was found still running after subscription; {@link #UNTIMED} if it was not (yet). */
+  /**
+   * When the call was found still running after subscription; {@link #UNTIMED} if it was not (yet). Written once
+   * with release semantics (no fence): a completion racing that write on another thread sees it or not, and either
+   * way judges the call not slow (untimed, or a start later than its end).
+   */
   private volatile long start;
+  @SuppressWarnings("rawtypes")
+  private static final AtomicLongFieldUpdater<GuardSubscriber> START =
+      AtomicLongFieldUpdater.newUpdater(GuardSubscriber.class, "start");
 
   private Subscription s;
   /** The thread that subscribes: only it reads {@link #subscribing}, which it alone writes. */
@@ -76,7 +84,7 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
     subscribing = false;
     if (guard.timesCalls && first == 0 && done == 0) {
       long now = BreakerCore.now(clock);
-      start = now == UNTIMED ? now + 1 : now;
+      START.lazySet(this, now == UNTIMED ? now + 1 : now);
     }
   }
 

@@ -29,9 +29,11 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
     /**
      * The deadline to impose, or {@code null} when {@code outer} (present and not yet passed) is at least as tight,
      * so that the outer operator enforces it and this one adds nothing: no timer, no wrapper.
+     *
+     * @param outerRemaining {@code outer}'s remaining time, read once for the whole decision (0 without one)
      */
     @Nullable
-    Deadline under(@Nullable Deadline outer);
+    Deadline under(@Nullable Deadline outer, long outerRemaining);
   }
 
   private static final DeadlineSpec DEFAULT_DERIVATION = DeadlineSpec.of(Duration.ZERO);
@@ -45,7 +47,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
   /** A task deadline of {@code spec.budget()}, unless an earlier one is in force. */
   public static <T> DeadlineOperator<T> task(DeadlineSpec spec) {
     long budgetNanos = spec.budget().toNanos();
-    return new DeadlineOperator<>(outer -> outer != null && outer.remainingNanos() <= budgetNanos
+    return new DeadlineOperator<>((outer, outerRemaining) -> outer != null && outerRemaining <= budgetNanos
         ? null
         : Deadline.start(spec, spec.scheduler().get()));
   }
@@ -61,15 +63,22 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
   /** {@link #perCall(Duration)}, timed by {@code clock} (resolved at subscription) when no deadline is in force. */
   public static <T> DeadlineOperator<T> perCall(Duration max, Supplier<Scheduler> clock) {
     long maxNanos = max.toNanos();
-    return new DeadlineOperator<>(outer -> {
+    return new DeadlineOperator<>((outer, outerRemaining) -> {
       if (outer == null) {
         return Deadline.startCall("per-call", max, DEFAULT_DERIVATION, clock.get());
       }
-      long budget = Math.min(maxNanos, outer.perCallNanos());
-      return outer.remainingNanos() <= budget
+      long budget = Math.min(maxNanos, perCallNanos(outer, outerRemaining));
+      return outerRemaining <= budget
           ? null
           : Deadline.startCall("per-call", Duration.ofNanos(budget), outer.spec(), outer.scheduler());
     });
+  }
+
+  /** {@link Deadline#perCallNanos()} for {@code remaining} already read: a clock read less per nested deadline. */
+  private static long perCallNanos(Deadline outer, long remaining) {
+    long left = Math.max(0L, remaining);
+    long share = outer.isCall() ? left : (long) (left * outer.spec().perCallFraction());
+    return Math.min(share, outer.spec().perCallCap().toNanos());
   }
 
   @Override
@@ -84,11 +93,12 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
 
   static <T> void subscribe(Publisher<? extends T> source, Bound bound, CoreSubscriber<? super T> actual) {
     Deadline outer = actual.currentContext().getOrDefault(ContextKeys.DEADLINE, null);
-    if (outer != null && outer.remainingNanos() <= 0) {
+    long outerRemaining = outer == null ? 0L : outer.remainingNanos();
+    if (outer != null && outerRemaining <= 0) {
       Operators.error(actual, outer.exceeded());
       return;
     }
-    Deadline deadline = bound.under(outer);
+    Deadline deadline = bound.under(outer, outerRemaining);
     if (deadline == null) {
       source.subscribe(actual);
       return;

@@ -100,7 +100,9 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       this.context = outer.put(ContextKeys.DEADLINE, deadline);
     } else {
       this.enclosing = null;
-      this.context = outer.put(ContextKeys.DEADLINE, deadline).put(SHARED_TIMER, this);
+      this.context = outer.isEmpty()   // one Context object instead of two
+          ? Context.of(ContextKeys.DEADLINE, deadline, SHARED_TIMER, this)
+          : outer.put(ContextKeys.DEADLINE, deadline).put(SHARED_TIMER, this);
     }
   }
 
