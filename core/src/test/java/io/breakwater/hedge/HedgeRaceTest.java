@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -30,9 +31,14 @@ class HedgeRaceTest {
 
   static final int ROUNDS = 2000;
 
-  /** A scheduler that keeps the hedge timer's task so that the test can fire it on any thread. */
+  /**
+   * A scheduler that keeps the hedge timer's task so that the test can fire it on any thread. Its clock stands still
+   * until {@link #fire()} moves it to the task's instant (a timer fires at its instant, never early).
+   */
   static final class ManualTimer implements Scheduler {
     final AtomicReference<Runnable> task = new AtomicReference<>();
+    final AtomicLong now = new AtomicLong();
+    volatile long due;
 
     @Override
     public Disposable schedule(Runnable run) {
@@ -41,13 +47,20 @@ class HedgeRaceTest {
 
     @Override
     public Disposable schedule(Runnable run, long delay, TimeUnit unit) {
+      due = now.get() + unit.toNanos(delay);
       task.set(run);
-      return () -> task.set(null);
+      return () -> task.compareAndSet(run, null);
+    }
+
+    @Override
+    public long now(TimeUnit unit) {
+      return unit.convert(now.get(), TimeUnit.NANOSECONDS);
     }
 
     void fire() {
       Runnable run = task.getAndSet(null);
       if (run != null) {
+        now.accumulateAndGet(due, Math::max);
         run.run();
       }
     }
