@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The newline-delimited JSON parser of one subscription, at the byte level: lines are split on LF before any UTF-8
@@ -22,7 +23,7 @@ public final class JsonLinesParser {
   private byte[] line = new byte[INITIAL_CAPACITY];
   private int lineLength;
   private boolean firstLine = true;
-  private List<String> out;
+  private @Nullable List<String> out;
 
   public JsonLinesParser(int maxBytes) {
     this.maxBytes = maxBytes;
