@@ -2,7 +2,7 @@ package io.breakwater.agent;
 
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the agent layer's own failures share: the name of what refused the call (a tool, a task), a failure kind, and

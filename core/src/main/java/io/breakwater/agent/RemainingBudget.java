@@ -3,7 +3,7 @@ package io.breakwater.agent;
 import io.breakwater.internal.Durations;
 import java.time.Duration;
 import java.util.StringJoiner;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a task has left, read with {@link TaskBudget#remaining(reactor.util.context.ContextView)}: a snapshot, taken

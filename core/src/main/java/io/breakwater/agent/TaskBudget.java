@@ -6,6 +6,7 @@ import io.breakwater.internal.agent.TaskState;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.context.ContextView;
@@ -133,8 +134,8 @@ public final class TaskBudget {
   /** Builds a {@link TaskBudget}; {@link #build()} validates and says what to change. */
   public static final class Builder {
     private final DeadlineSpec deadline;
-    private String name;
-    private Supplier<Scheduler> scheduler;
+    private @Nullable String name;
+    private @Nullable Supplier<Scheduler> scheduler;
     private int retries = UNLIMITED;
     private int maxSteps = UNLIMITED;
     private long tokens = UNLIMITED;

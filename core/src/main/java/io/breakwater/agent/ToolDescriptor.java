@@ -22,9 +22,9 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
 /**
@@ -130,7 +130,7 @@ public final class ToolDescriptor {
   private ToolDescriptor(Builder b) {
     this.name = b.name;
     this.family = b.familySet ? b.family : CircuitBreakerRegistry.prefixFamily(b.name);
-    this.sideEffect = b.sideEffect;
+    this.sideEffect = Objects.requireNonNull(b.sideEffect, "sideEffect");
     this.timeouts = b.timeouts;
     this.retry = b.retry != null ? b.retry
         : RetryPolicy.builder().name(b.name).meterRegistry(b.meterRegistry).scheduler(b.scheduler).build();
@@ -282,29 +282,29 @@ public final class ToolDescriptor {
   /** Builds a {@link ToolDescriptor}; {@link #build()} validates and says what to change. */
   public static final class Builder {
     private final String name;
-    private String family;
+    private @Nullable String family;
     private boolean familySet;
-    private SideEffect sideEffect;
+    private @Nullable SideEffect sideEffect;
     private CallTimeouts timeouts = CallTimeouts.adaptiveDefaults();
-    private RetryPolicy retry;
-    private CircuitBreakerRegistry breakers;
-    private HedgePolicy hedge;
-    private IdempotencyPolicy idempotency;
-    private Function<ContextView, String> idempotencyNamespace;
+    private @Nullable RetryPolicy retry;
+    private @Nullable CircuitBreakerRegistry breakers;
+    private @Nullable HedgePolicy hedge;
+    private @Nullable IdempotencyPolicy idempotency;
+    private @Nullable Function<ContextView, String> idempotencyNamespace;
     private boolean singleTenant;
     private final List<String> transientFields = new ArrayList<>();
     private final EnumMap<FailureKind, Integer> unavailableAfter = new EnumMap<>(FailureKind.class);
     private final List<String> alternates = new ArrayList<>();
-    private FailureClassifier classifier;
+    private @Nullable FailureClassifier classifier;
     private final List<String> redact = new ArrayList<>();
     private final List<String> logArgs = new ArrayList<>();
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
-    private ObservationRegistry observationRegistry;
-    private Consumer<String> eventLog;
+    private @Nullable ObservationRegistry observationRegistry;
+    private @Nullable Consumer<String> eventLog;
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
-    private ConcurrencyLimit concurrencyLimit;
-    private RateLimit rateLimit;
-    private CallWeight<?> rateWeight;
+    private @Nullable ConcurrencyLimit concurrencyLimit;
+    private @Nullable RateLimit rateLimit;
+    private @Nullable CallWeight<?> rateWeight;
 
     private Builder(String name) {
       this.name = Objects.requireNonNull(name, "name");

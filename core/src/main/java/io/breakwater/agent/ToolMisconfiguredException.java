@@ -1,7 +1,7 @@
 package io.breakwater.agent;
 
 import io.breakwater.failure.FailureKind;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Signalled, without calling the tool, when the call's setting up is wrong rather than its arguments: the Reactor

@@ -1,6 +1,7 @@
 package io.breakwater.agent;
 
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
+
 
 /**
  * The result of {@link Tool#outcome}: either a value (from the tool or from a fallback) or a failure with feedback

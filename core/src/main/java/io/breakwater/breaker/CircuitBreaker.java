@@ -8,10 +8,10 @@ import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.annotation.Nullable;
 
 /**
  * A circuit breaker: stops calling a dependency that keeps failing, lets a probe through after a while, and ramps
@@ -106,7 +106,7 @@ public final class CircuitBreaker {
   private final int halfOpenProbes;
   private final Duration rampUp;
   private final double rampUpStartFraction;
-  private final Duration slowCallThreshold;
+  private final @Nullable Duration slowCallThreshold;
   private final double slowCallRateThreshold;
   private final FailureClassifier classifier;
   private final boolean countRateLimited;
@@ -289,7 +289,7 @@ public final class CircuitBreaker {
   }
 
   /** A call whose first element (or completion) takes at least this long is slow; {@code null} when disabled. */
-  public Duration slowCallThreshold() {
+  public @Nullable Duration slowCallThreshold() {
     return slowCallThreshold;
   }
 
@@ -352,15 +352,15 @@ public final class CircuitBreaker {
     private int halfOpenProbes = DEFAULT_HALF_OPEN_PROBES;
     private Duration rampUp = DEFAULT_RAMP_UP;
     private double rampUpStartFraction = DEFAULT_RAMP_UP_START_FRACTION;
-    private Duration slowCallThreshold = DEFAULT_SLOW_CALL_THRESHOLD;
+    private @Nullable Duration slowCallThreshold = DEFAULT_SLOW_CALL_THRESHOLD;
     private double slowCallRateThreshold = DEFAULT_SLOW_CALL_RATE_THRESHOLD;
     private FailureClassifier classifier = FailureClassifier.defaults();
     private boolean countRateLimited;
     private boolean countUnknown = true;
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
-    private BreakerStateStore stateStore;
-    private SchedulerLag schedulerLag;
+    private @Nullable BreakerStateStore stateStore;
+    private @Nullable SchedulerLag schedulerLag;
 
     private Builder(String name) {
       this.name = name;

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 
 /**
@@ -62,7 +63,7 @@ public final class CircuitBreakerRegistry {
   }
 
   /** The default family of a tool: its name up to the first {@code '.'}; {@code null} (no family) without one. */
-  public static String prefixFamily(String toolName) {
+  public static @Nullable String prefixFamily(String toolName) {
     int dot = toolName.indexOf('.');
     return dot <= 0 ? null : toolName.substring(0, dot);
   }
@@ -133,7 +134,7 @@ public final class CircuitBreakerRegistry {
   /** Builds a {@link CircuitBreakerRegistry}. */
   public static final class Builder {
     private Function<String, CircuitBreaker> toolBreakers = CircuitBreaker::ofDefaults;
-    private Function<String, CircuitBreaker> familyBreakers;
+    private @Nullable Function<String, CircuitBreaker> familyBreakers;
     private Function<String, String> familyOf = CircuitBreakerRegistry::prefixFamily;
     private int maxBreakers = DEFAULT_MAX_BREAKERS;
 

@@ -6,10 +6,10 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.annotation.Nullable;
 
 /**
  * Measures how late a scheduler's timers fire, so that a timeout caused by our own starvation (a saturated CPU at
@@ -50,7 +50,7 @@ public final class SchedulerLag implements Disposable {
   private volatile long lastLateness;
   /** When a timer last fired at least {@code threshold} late; {@link Long#MIN_VALUE} if none has. */
   private volatile long lastOverloadAt = Long.MIN_VALUE;
-  private volatile Disposable timer;
+  private volatile @Nullable Disposable timer;
   private volatile boolean disposed;
 
   private SchedulerLag(Builder b) {

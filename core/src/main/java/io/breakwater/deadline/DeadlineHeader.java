@@ -148,7 +148,8 @@ public final class DeadlineHeader {
           .transform(Breakwater.withDeadline(spec))
           .onErrorResume(DeadlineExceededException.class, e -> response.hasSentHeaders()
               ? Mono.error(e)
-              : response.status(504).header("Content-Type", TEXT_PLAIN).sendString(Mono.just(e.getMessage())));
+              : response.status(504).header("Content-Type", TEXT_PLAIN)
+                  .sendString(Mono.just(String.valueOf(e.getMessage()))));
     };
   }
 

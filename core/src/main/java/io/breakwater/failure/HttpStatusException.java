@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A call answered with an HTTP error status. It carries the status and the response headers, so that a
@@ -44,7 +45,7 @@ public class HttpStatusException extends RuntimeException {
    * An error status with the response's headers and a short description (e.g. the start of the body); the message
    * is {@code HTTP <status>: <detail>}.
    */
-  public HttpStatusException(int status, Map<String, ? extends List<String>> headers, String detail) {
+  public HttpStatusException(int status, Map<String, ? extends List<String>> headers, @Nullable String detail) {
     super("HTTP " + status + (detail == null || detail.isEmpty() ? "" : ": " + detail));
     if (status < 100 || status > 599) {
       throw new IllegalArgumentException("HTTP status " + status + " is not a status code: give 100 to 599");

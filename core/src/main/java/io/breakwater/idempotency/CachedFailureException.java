@@ -2,6 +2,7 @@ package io.breakwater.idempotency;
 
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The first call under this key failed with a non-retryable failure that the policy keeps
@@ -15,7 +16,7 @@ public final class CachedFailureException extends RuntimeException implements Br
   private final String key;
   private final FailureKind kind;
 
-  public CachedFailureException(String key, FailureKind kind, String message) {
+  public CachedFailureException(String key, FailureKind kind, @Nullable String message) {
     super(message);
     this.key = key;
     this.kind = kind;

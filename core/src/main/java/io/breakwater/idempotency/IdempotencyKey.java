@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Names one side effect, so that it happens at most once: the same key means the same request.
@@ -184,8 +185,8 @@ public final class IdempotencyKey {
   public static final class Builder {
     private final String tool;
     private String namespace = DEFAULT_NAMESPACE;
-    private String clientKey;
-    private Object args;
+    private @Nullable String clientKey;
+    private @Nullable Object args;
     private boolean argsSet;
     private final Set<String> excluded = new LinkedHashSet<>();
     private final Map<String, Long> quantised = new HashMap<>();
@@ -196,7 +197,7 @@ public final class IdempotencyKey {
     }
 
     /** The arguments: a {@code Map}, a record, a bean or a Jackson {@code JsonNode}. */
-    public Builder args(Object args) {
+    public Builder args(@Nullable Object args) {
       this.args = args;
       this.argsSet = true;
       return this;

@@ -2,6 +2,7 @@ package io.breakwater.idempotency;
 
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The arguments of an {@link IdempotencyKey} cannot be fingerprinted: they have no JSON form (NaN, a cycle), are
@@ -16,7 +17,7 @@ public final class IdempotencyKeyException extends IllegalArgumentException impl
     super(message);
   }
 
-  public IdempotencyKeyException(String message, Throwable cause) {
+  public IdempotencyKeyException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -97,7 +98,7 @@ public final class IdempotencyPolicy {
   private final Map<JavaType, ObjectReader> readers = new ConcurrentHashMap<>();
   private final Map<JavaType, ObjectWriter> writers = new ConcurrentHashMap<>();
 
-  private IdempotencyPolicy(Builder b) {
+  private IdempotencyPolicy(Builder b, KeyedHashes hashes) {
     this.store = b.store;
     this.ttl = b.ttl;
     this.lease = b.lease;
@@ -112,7 +113,7 @@ public final class IdempotencyPolicy {
     this.scheduler = b.scheduler;
     this.storeTimeout = b.storeTimeout;
     this.onUnrecorded = b.onUnrecorded;
-    this.hashes = b.hashes;
+    this.hashes = hashes;
   }
 
   /** The defaults, with {@code store}. */
@@ -224,7 +225,7 @@ public final class IdempotencyPolicy {
     private boolean cacheNonRetryableFailures;
     private boolean failOpenForReads;
     private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
-    private Duration longestRetryWindow;
+    private @Nullable Duration longestRetryWindow;
     private ObjectMapper objectMapper = JsonMapper.builder()
         .addModule(new JavaTimeModule())
         .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
@@ -234,8 +235,7 @@ public final class IdempotencyPolicy {
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
     private Duration storeTimeout = DEFAULT_STORE_TIMEOUT;
     private Consumer<UnrecordedOutcome> onUnrecorded = UnrecordedLog.INSTANCE;
-    private byte[] keySecret;
-    private KeyedHashes hashes;
+    private byte @Nullable [] keySecret;
 
     private Builder(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -373,6 +373,7 @@ public final class IdempotencyPolicy {
             + "window " + readable(longestRetryWindow) + ": a retry after the key expired would repeat the "
             + "side effect (a refund paid twice). Raise ttl to at least " + readable(longestRetryWindow));
       }
+      KeyedHashes hashes;
       if (keySecret != null) {
         hashes = new KeyedHashes(keySecret);
       } else if (store instanceof InMemoryIdempotencyStore inMemory) {
@@ -382,7 +383,7 @@ public final class IdempotencyPolicy {
             + "keySecret(..): keys and fingerprints in a shared store are HMAC-SHA-256 hashes under a secret that "
             + "every instance shares. Give 32 or more random bytes from your secret store");
       }
-      return new IdempotencyPolicy(this);
+      return new IdempotencyPolicy(this, hashes);
     }
 
     /** {@code 2m}, {@code 10s}; ISO-8601 for durations too long to format without overflow. */

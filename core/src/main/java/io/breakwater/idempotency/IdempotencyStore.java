@@ -5,10 +5,10 @@ import io.breakwater.internal.idempotency.InMemoryIdempotencyStore;
 import io.breakwater.internal.idempotency.Utf8;
 import java.time.Duration;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.annotation.Nullable;
 
 /**
  * Where {@code idempotentBy} keeps claims and outcomes. An SPI: {@link #inMemory()} is the default for one process;
@@ -110,7 +110,7 @@ public interface IdempotencyStore {
       return new Outcome(resultJson, null, null);
     }
 
-    public static Outcome failure(FailureKind kind, String message) {
+    public static Outcome failure(FailureKind kind, @Nullable String message) {
       return new Outcome(null, kind, message);
     }
 

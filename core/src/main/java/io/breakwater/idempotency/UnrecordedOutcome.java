@@ -1,7 +1,7 @@
 package io.breakwater.idempotency;
 
 import java.util.Objects;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of a call that ran as owner could not be recorded, so a duplicate may run the call again once the lease

@@ -1,12 +1,12 @@
 package io.breakwater.internal;
 
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoOperator;
-import reactor.util.annotation.Nullable;
 
 /**
  * Wraps a source so that subscribing to it goes through a hand-written operator's own subscribe logic: a {@code Mono}

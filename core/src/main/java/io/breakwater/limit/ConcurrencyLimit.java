@@ -7,6 +7,7 @@ import io.breakwater.internal.limit.LocalConcurrencyLimit;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -90,7 +91,7 @@ public interface ConcurrencyLimit {
   final class Builder {
     private final String name;
     private int fixed = -1;
-    private AdaptiveSettings adaptive;
+    private @Nullable AdaptiveSettings adaptive;
     private Duration maxWait = Duration.ofSeconds(DEFAULT_MAX_WAIT_SECONDS);
     private int maxQueue = DEFAULT_MAX_QUEUE;
     private FailureClassifier classifier = FailureClassifier.defaults();

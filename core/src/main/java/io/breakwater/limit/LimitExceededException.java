@@ -5,7 +5,7 @@ import io.breakwater.failure.FailureKind;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Signalled, without subscribing upstream, when a {@link ConcurrencyLimit} or a {@link RateLimit} refuses a call: its

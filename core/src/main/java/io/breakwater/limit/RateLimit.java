@@ -5,6 +5,7 @@ import io.breakwater.internal.limit.RateSettings;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -87,9 +88,9 @@ public interface RateLimit {
   final class Builder {
     private final String name;
     private long requests = -1;
-    private Duration requestInterval;
+    private @Nullable Duration requestInterval;
     private long tokens = -1;
-    private Duration tokenInterval;
+    private @Nullable Duration tokenInterval;
     private ProviderRateLimits headers = ProviderRateLimits.all();
     private boolean headersSet;
     private Duration maxWait = Duration.ofSeconds(DEFAULT_MAX_WAIT_SECONDS);

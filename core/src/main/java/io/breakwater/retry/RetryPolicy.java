@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -185,7 +186,7 @@ public final class RetryPolicy {
     private Duration rateLimitedBase = DEFAULT_RATE_LIMITED_BASE;
     private Duration retryAfterCap = DEFAULT_RETRY_AFTER_CAP;
     private Duration minAttemptTime = DEFAULT_MIN_ATTEMPT_TIME;
-    private RetryBudget budget;
+    private @Nullable RetryBudget budget;
     private FailureClassifier classifier = FailureClassifier.defaults();
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
     private Supplier<? extends RandomGenerator> random = ThreadLocalRandom::current;

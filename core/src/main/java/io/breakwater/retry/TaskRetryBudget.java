@@ -3,7 +3,7 @@ package io.breakwater.retry;
 import io.breakwater.internal.ContextKeys;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
 /**

@@ -1,6 +1,7 @@
 package io.breakwater.stream;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One item decoded from a {@code text/event-stream} by {@link ServerSentEvents}: a dispatched event, or (only when
@@ -44,7 +45,7 @@ public final class ServerSentEvent {
   }
 
   /** An event; a {@code null} or empty type becomes {@code "message"}, a {@code null} id {@code ""}. */
-  public static ServerSentEvent of(String event, String data, String id, long retry) {
+  public static ServerSentEvent of(@Nullable String event, String data, @Nullable String id, long retry) {
     return new ServerSentEvent(event == null || event.isEmpty() ? DEFAULT_TYPE : event,
         Objects.requireNonNull(data, "data"), id == null ? "" : id, retry < 0 ? -1 : retry, false);
   }
@@ -58,7 +59,7 @@ public final class ServerSentEvent {
    * A comment line ({@code : text}); {@code text} is what follows the colon, one leading space stripped. Its
    * {@link #event()} is {@code ""}, its {@link #data()} the text; id and retry are those in force.
    */
-  public static ServerSentEvent comment(String text, String id, long retry) {
+  public static ServerSentEvent comment(String text, @Nullable String id, long retry) {
     return new ServerSentEvent("", Objects.requireNonNull(text, "text"), id == null ? "" : id,
         retry < 0 ? -1 : retry, true);
   }

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -53,11 +54,11 @@ public final class StreamTimeouts {
   /** In {@link Builder#coarse()} mode, the idle timer looks at progress this many times per idle timeout. */
   public static final int TICKS_PER_TIMEOUT = 4;
 
-  private final Duration firstItem;
+  private final @Nullable Duration firstItem;
   private final boolean firstItemFromDeadline;
-  private final Duration idle;
+  private final @Nullable Duration idle;
   private final boolean idleFromDeadline;
-  private final Supplier<Scheduler> scheduler;
+  private final @Nullable Supplier<Scheduler> scheduler;
   private final boolean coarse;
   private final Counter firstItemTimeouts;
   private final Counter idleTimeouts;
@@ -95,7 +96,7 @@ public final class StreamTimeouts {
   }
 
   /** The fixed first-item timeout, or {@code null} when none or when it comes from the deadline. */
-  public Duration firstItem() {
+  public @Nullable Duration firstItem() {
     return firstItem;
   }
 
@@ -104,7 +105,7 @@ public final class StreamTimeouts {
   }
 
   /** The fixed idle timeout, or {@code null} when none or when it comes from the deadline. */
-  public Duration idle() {
+  public @Nullable Duration idle() {
     return idle;
   }
 
@@ -118,12 +119,12 @@ public final class StreamTimeouts {
   }
 
   /** The scheduler set explicitly, or {@code null} (deadline's, else {@code Schedulers.parallel()}). */
-  public Supplier<Scheduler> scheduler() {
+  public @Nullable Supplier<Scheduler> scheduler() {
     return scheduler;
   }
 
   /** The first-item timeout in force for a subscription under {@code deadline} (may be null), in ns; 0 if none. */
-  public long firstItemNanos(Deadline deadline) {
+  public long firstItemNanos(@Nullable Deadline deadline) {
     if (firstItemFromDeadline) {
       return deadline != null ? Math.max(1L, deadline.perCallNanos())
           : Duration.ofSeconds(DEFAULT_FIRST_ITEM_SECONDS).toNanos();
@@ -132,7 +133,7 @@ public final class StreamTimeouts {
   }
 
   /** The idle timeout in force for a subscription under {@code deadline} (may be null), in ns; 0 if none. */
-  public long idleNanos(Deadline deadline) {
+  public long idleNanos(@Nullable Deadline deadline) {
     if (idleFromDeadline) {
       return deadline != null ? Math.max(1L, deadline.idleBudget().toNanos())
           : Duration.ofSeconds(DEFAULT_IDLE_SECONDS).toNanos();
@@ -148,11 +149,11 @@ public final class StreamTimeouts {
 
   /** Builds {@link StreamTimeouts}; not thread-safe; {@link #build()} validates. */
   public static final class Builder {
-    private Duration firstItem;
+    private @Nullable Duration firstItem;
     private boolean firstItemFromDeadline;
-    private Duration idle;
+    private @Nullable Duration idle;
     private boolean idleFromDeadline;
-    private Supplier<Scheduler> scheduler;
+    private @Nullable Supplier<Scheduler> scheduler;
     private boolean coarse;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
 

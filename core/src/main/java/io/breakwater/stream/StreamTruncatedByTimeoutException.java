@@ -3,7 +3,7 @@ package io.breakwater.stream;
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 import java.util.concurrent.TimeoutException;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stream that had delivered content was cut by a timeout: it stalled past its idle timeout, or a deadline or the

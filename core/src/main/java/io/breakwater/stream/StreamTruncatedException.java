@@ -3,7 +3,7 @@ package io.breakwater.stream;
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stream failed after it had delivered content, and could not be resumed: it ended without its terminal event

@@ -222,6 +222,20 @@ class RetryBudgetsTest {
     assertThat(search.toBuilder().name("x").build().budget()).as("toBuilder keeps a given budget").isSameAs(shared);
   }
 
+  /**
+   * Issue 21: any finite floor is valid, and a huge one makes the accrual of a millisecond saturate at
+   * {@code Long.MAX_VALUE} milli-tokens; added bare to the balance it wrapped around to a negative one, refusing the
+   * very retries the floor grants.
+   */
+  @Test
+  void aHugeFloorFillsTheBucketInsteadOfWrappingItsBalance() {
+    TokenBucketRetryBudget bucket = new TokenBucketRetryBudget(0.0, Double.MAX_VALUE, 2.0);
+    assertThat(bucket.tryAcquireNow(0)).isTrue();
+    assertThat(bucket.tryAcquireNow(1)).as("a millisecond at an unbounded floor refills the bucket").isTrue();
+    assertThat(bucket.tryAcquireNow(2)).isTrue();
+    assertThat(bucket.level()).isEqualTo(1.0);
+  }
+
   /** Issue 17: a new virtual clock starts at 0; the bucket must not stay frozen until it catches up. */
   @Test
   void aClockThatJumpsBackwardsStartsAFreshEpoch() {

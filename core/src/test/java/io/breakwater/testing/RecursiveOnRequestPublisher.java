@@ -2,10 +2,10 @@ package io.breakwater.testing;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
-import reactor.util.annotation.Nullable;
 
 /**
  * A publisher that emits synchronously from {@code request(n)}, recursively: a subscriber that requests more from

@@ -1,5 +1,6 @@
 package io.breakwater.redis;
 
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.limit.BucketStore;
 import io.breakwater.internal.limit.RateSettings;
 import io.breakwater.limit.ProviderRateLimits.Quota;
@@ -7,12 +8,12 @@ import io.breakwater.limit.ProviderRateLimits.Reading;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptReactive;
 import org.redisson.api.RedissonReactiveClient;
 import org.redisson.client.codec.StringCodec;
 import reactor.core.publisher.Mono;
-import reactor.util.annotation.Nullable;
 
 /**
  * A {@link BucketStore} in one Redis hash, {@code bw:rate:{<name>}}, changed only by one Lua script that takes or
@@ -200,7 +201,7 @@ final class RedisBuckets implements BucketStore {
     return eval(args).map(reply -> {
       long wait = (long) number(reply.get(2));
       return new Taken(((Number) reply.get(0)).longValue() == 1, ((Number) reply.get(1)).longValue() == 1,
-          wait < 0 ? Long.MAX_VALUE : wait * 1000, number(reply.get(3)), number(reply.get(4)),
+          wait < 0 ? Long.MAX_VALUE : Saturating.multiply(wait, 1000), number(reply.get(3)), number(reply.get(4)),
           (long) number(reply.get(5)), number(reply.get(6)), number(reply.get(7)), number(reply.get(8)) / 1000,
           number(reply.get(9)) / 1000);
     });

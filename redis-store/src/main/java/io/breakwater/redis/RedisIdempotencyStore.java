@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatchReactive;
 import org.redisson.api.RScript;
@@ -121,7 +122,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private final String keyPrefix;
   private final String channel;
   private final Duration operationTimeout;
-  private final BatchOptions durability;
+  private final @Nullable BatchOptions durability;
   private final int replicasToWaitFor;
   private final ConcurrentMap<String, Sinks.Empty<Void>> waiters = new ConcurrentHashMap<>();
   private final Disposable subscription;
@@ -290,7 +291,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     private String keyPrefix = "bw:idem:";
     private String channel = "bw:idem:changed";
     private Duration operationTimeout = Duration.ofSeconds(2);
-    private BatchOptions durability;
+    private @Nullable BatchOptions durability;
     private int replicasToWaitFor;
 
     private Builder(RedissonReactiveClient redisson) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptReactive;
 import org.redisson.api.RedissonReactiveClient;
@@ -173,7 +174,7 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
     private final String dependency;
     private double ratio = TokenBucketRetryBudget.DEFAULT_RATIO;
     private double minRetriesPerSecond = 0;
-    private Double capacityOverride;
+    private @Nullable Double capacityOverride;
     private double capacity;
     private String keyPrefix = "bw:retry:";
     private Duration operationTimeout = Duration.ofMillis(500);

@@ -32,6 +32,8 @@ public final class GuardedByInterleaved {
   private static final int ROUNDS = 200;
   private static final int WARM_UP_ROUNDS = 40;
 
+  // written, never read: it keeps the JIT from dropping the work that feeds it
+  @SuppressWarnings("UnusedVariable")
   private static volatile long sink;
 
   private GuardedByInterleaved() {}

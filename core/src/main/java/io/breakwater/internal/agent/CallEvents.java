@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,9 +19,9 @@ public final class CallEvents {
   private static final Logger LOG = LoggerFactory.getLogger(LOGGER);
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  private final Consumer<String> sink;
+  private final @Nullable Consumer<String> sink;
 
-  public CallEvents(Consumer<String> sink) {
+  public CallEvents(@Nullable Consumer<String> sink) {
     this.sink = sink;
   }
 

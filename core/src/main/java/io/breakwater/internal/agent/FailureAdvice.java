@@ -15,6 +15,7 @@ import io.breakwater.retry.RetryExhaustedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Turns a failed call into {@link ToolFailure}: a short reason, next actions and actions to avoid, per kind. */
 public final class FailureAdvice {
@@ -110,7 +111,7 @@ public final class FailureAdvice {
     return text.length() > MAX_REASON ? text.substring(0, MAX_REASON - 1) + "…" : text;
   }
 
-  private static String firstLine(String message, String prefix) {
+  private static String firstLine(@Nullable String message, String prefix) {
     if (message == null || message.isBlank()) {
       return "";
     }

@@ -4,7 +4,7 @@ import io.breakwater.agent.CallTimeouts;
 import io.breakwater.deadline.Deadline;
 import java.time.Duration;
 import org.HdrHistogram.ConcurrentHistogram;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The per-tool state of {@link CallTimeouts}: a histogram of successful attempts' durations (microseconds) and the
@@ -61,20 +61,21 @@ public final class LatencyTimeouts {
 
   /** The timeout an attempt starting at {@code now} gets, before the deadline's clamps: learnt, or the upper bound. */
   public long learntNanos(long now) {
-    if (histogram == null || !warm(now)) {
+    ConcurrentHistogram histogram = this.histogram;
+    if (histogram == null || !warm(histogram, now)) {
       return maxNanos;
     }
     long count = histogram.getTotalCount();
     long last = learntAtCount;
     if (count - last >= Math.max(1L, last / 64)) {
-      learntNanos = compute();
+      learntNanos = compute(histogram);
       learntAtCount = count;
     }
     return learntNanos;
   }
 
   /** Whether the warm-up is over at {@code now}: enough samples, and enough time since the first. */
-  private boolean warm(long now) {
+  private boolean warm(ConcurrentHistogram histogram, long now) {
     if (warm) {
       return true;
     }
@@ -100,11 +101,11 @@ public final class LatencyTimeouts {
     return Math.max(MIN_NANOS, timeout);
   }
 
-  private long compute() {
+  private long compute(ConcurrentHistogram histogram) {
     double micros = config.sigmas() > 0
         ? histogram.getMean() + config.sigmas() * histogram.getStdDeviation()
         : histogram.getValueAtPercentile(config.percentile());
-    double nanos = micros * NANOS_PER_MICRO + bufferNanos;
+    double nanos = micros * NANOS_PER_MICRO + bufferNanos;   // time-arithmetic: a double, clamped to maxNanos below
     return nanos >= maxNanos ? maxNanos : Math.max(minNanos, (long) nanos);
   }
 }

@@ -1,5 +1,7 @@
 package io.breakwater.internal.agent;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What an {@code Observation} of a failed tool call is given instead of the tool's own error: the error's class and
  * the redacted reason, with no cause and no stack trace, because tracing handlers record an error's message and the
@@ -9,7 +11,7 @@ final class RedactedError extends RuntimeException {
 
   private static final long serialVersionUID = 1L;
 
-  RedactedError(Throwable error, String redactedReason) {
+  RedactedError(Throwable error, @Nullable String redactedReason) {
     super(error.getClass().getName() + (redactedReason == null ? "" : ": " + redactedReason));
   }
 

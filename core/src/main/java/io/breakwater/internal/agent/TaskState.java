@@ -14,6 +14,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +22,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Supplier;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
 /**
@@ -118,7 +119,10 @@ public final class TaskState {
   @Nullable
   public ToolUnavailableException unavailable(String tool) {
     ToolRecord record = tools.get(tool);
-    FailureKind cause = record == null ? null : record.unavailable;
+    if (record == null) {
+      return null;
+    }
+    FailureKind cause = record.unavailable;
     return cause == null ? null : new ToolUnavailableException(tool, cause, record.counts.get(cause.ordinal()));
   }
 
@@ -238,15 +242,15 @@ public final class TaskState {
     volatile ConcurrentHashMap<String, Refused> refused;
     final AtomicLong coolDownUntil = new AtomicLong(Long.MIN_VALUE);
     /** The kind whose threshold wrote the tool off, or {@code null}. */
-    volatile FailureKind unavailable;
-    volatile String line;
+    volatile @Nullable FailureKind unavailable;
+    volatile @Nullable String line;
 
     @SuppressWarnings("unchecked")
     void refuse(String argumentsKey, FailureKind kind, String reason) {
       ConcurrentHashMap<String, Refused> refused = this.refused;
       if (refused == null) {
         REFUSED.compareAndSet(this, null, new ConcurrentHashMap<String, Refused>());
-        refused = this.refused;
+        refused = Objects.requireNonNull(this.refused, "set once, never cleared");
       }
       if (!refused.containsKey(argumentsKey) && refused.size() >= MAX_REFUSED_ARGUMENTS) {
         return;

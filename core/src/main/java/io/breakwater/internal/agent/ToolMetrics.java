@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of one tool: {@code breakwater.tool.calls} (timer; tool, family, result),
@@ -26,7 +27,7 @@ public final class ToolMetrics {
   private final ConcurrentHashMap<String, Counter> timeouts = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, DistributionSummary> budgets = new ConcurrentHashMap<>();
 
-  public ToolMetrics(MeterRegistry registry, String tool, String family) {
+  public ToolMetrics(MeterRegistry registry, String tool, @Nullable String family) {
     this.registry = registry;
     this.tool = tool;
     this.family = family == null ? "none" : family;

@@ -21,6 +21,7 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyKeyException;
+import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.internal.breaker.AdaptiveCut;
 import io.breakwater.internal.deadline.DeadlineOperator;
 import io.breakwater.internal.idempotency.CanonicalJson;
@@ -34,14 +35,15 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
 /**
@@ -188,10 +190,11 @@ public final class ToolPipeline<A, R> {
       attempts = attempts.transformDeferred(Breakwater.hedgedBy(descriptor.hedge()));
     }
     attempts = attempts.transformDeferred(Breakwater.retryWithBudget(descriptor.retry()));
-    if (descriptor.idempotency() != null) {
+    IdempotencyPolicy idempotency = descriptor.idempotency();
+    if (idempotency != null) {
       Mono<R> retried = attempts;
       attempts = Mono.deferContextual(ctx -> retried.transformDeferred(
-          new IdempotentOperator<R>(idempotencyKey(args, ctx), descriptor.idempotency(), resultType)));
+          new IdempotentOperator<R>(idempotencyKey(args, ctx), idempotency, resultType)));
     }
     return attempts.transformDeferred(Breakwater.sideEffect(descriptor.sideEffect()));
   }
@@ -209,7 +212,7 @@ public final class ToolPipeline<A, R> {
       return attempts;
     }
     @SuppressWarnings("unchecked")
-    CallWeight<R> weight = (CallWeight<R>) descriptor.rateWeight();
+    CallWeight<R> weight = (CallWeight<R>) Objects.requireNonNull(descriptor.rateWeight(), "a rate limit has a weight");
     attempts = attempts.transformDeferred(Breakwater.throttledBy(descriptor.rateLimit(), weight));
     if (task == null || (weight.estimate() == 0 && weight.actual() == null)) {
       return attempts;
@@ -325,7 +328,7 @@ public final class ToolPipeline<A, R> {
       CallRecord record) {
     FailureKind kind = descriptor.classifier().classify(error);
     String type = timeoutType(error);
-    if ("hard".equals(type)) {
+    if (type != null && type.equals("hard")) {
       record.timeoutType = type;
       metrics.timeout(type);
     } else if (type != null && record.timeoutType == null) {
@@ -393,7 +396,7 @@ public final class ToolPipeline<A, R> {
   }
 
   private Mono<ToolOutcome<R>> step(int index, A args, FailureKind kind, CallRecord record) {
-    List<Fallbacks.Step<A, R>> steps = fallbacks.steps();
+    List<Fallbacks.Step<A, R>> steps = Objects.requireNonNull(fallbacks, "steps run only with fallbacks").steps();
     if (index == steps.size()) {
       return Mono.empty();
     }
@@ -516,9 +519,9 @@ public final class ToolPipeline<A, R> {
     /** Whether the attempt now running has a tightened adaptive timeout, for the family breaker. */
     final AdaptiveCut cut = new AdaptiveCut();
     volatile boolean refused;
-    volatile String timeoutType;
-    volatile String reason;
-    volatile FailureKind kind;
+    volatile @Nullable String timeoutType;
+    volatile @Nullable String reason;
+    volatile @Nullable FailureKind kind;
 
     CallRecord(Scheduler clock, long start) {
       this.clock = clock;

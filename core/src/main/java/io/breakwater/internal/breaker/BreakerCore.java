@@ -16,13 +16,13 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 import reactor.util.retry.Retry;
 
@@ -47,6 +47,8 @@ public final class BreakerCore {
   /** For a family breaker: a timeout of an attempt cut by a tool's tightened adaptive timeout; ignored. */
   static final int ADAPTIVE_CUT = 6;
 
+  // bound by CircuitBreaker's static initialiser, which has run before any breaker exists to be passed to of(..)
+  @SuppressWarnings("NullAway.Init")
   private static volatile Function<CircuitBreaker, BreakerCore> access;
 
   /** Called once by {@link CircuitBreaker}'s initialiser, so that the guard can reach a breaker's core. */
@@ -178,7 +180,7 @@ public final class BreakerCore {
 
 
   /** The phase that admits a call, or {@code null} if the call is rejected. Reads the clock only when not CLOSED. */
-  Phase acquire(Scheduler clock) {
+  @Nullable Phase acquire(Scheduler clock) {
     Phase p = phase;
     if (p.state == State.CLOSED && !p.ramping) {
       return p;
@@ -186,7 +188,7 @@ public final class BreakerCore {
     return acquireSlow(p, clock);
   }
 
-  private Phase acquireSlow(Phase p, Scheduler clock) {
+  private @Nullable Phase acquireSlow(Phase p, Scheduler clock) {
     long now = now(clock);
     for (;;) {
       switch (p.state) {

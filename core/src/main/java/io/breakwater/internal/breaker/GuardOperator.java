@@ -3,11 +3,11 @@ package io.breakwater.internal.breaker;
 import io.breakwater.breaker.CircuitBreaker;
 import java.util.function.Function;
 import io.breakwater.internal.Lift;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 
 /**
  * {@code guardedBy}: admits each subscription through a family breaker (if any) and then a tool breaker, and
@@ -55,7 +55,7 @@ public final class GuardOperator<T> implements Function<Publisher<T>, Publisher<
     }
     Phase toolPhase = tool.acquire(clock);
     if (toolPhase == null) {
-      if (familyPhase != null) {
+      if (family != null && familyPhase != null) {
         family.record(familyPhase, BreakerCore.UNUSED, 0, -1, false);
       }
       Operators.error(actual, tool.rejection(clock));

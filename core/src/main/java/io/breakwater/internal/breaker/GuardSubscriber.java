@@ -2,12 +2,12 @@ package io.breakwater.internal.breaker;
 
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.Context;
 
 /**
@@ -41,6 +41,8 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   private static final AtomicLongFieldUpdater<GuardSubscriber> START =
       AtomicLongFieldUpdater.newUpdater(GuardSubscriber.class, "start");
 
+  // set in onSubscribe, which Reactive Streams (rule 1.9) signals before anything that reads it
+  @SuppressWarnings("NullAway.Init")
   private Subscription s;
   /** The thread that subscribes: only it reads {@link #subscribing}, which it alone writes. */
   private final Thread subscriber = Thread.currentThread();
@@ -113,6 +115,8 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
     actual.onNext(t);
   }
 
+  // NullAway cannot see that the family phase is set exactly when the guard has a family breaker
+  @SuppressWarnings("NullAway")
   @Override
   public void onError(Throwable t) {
     if (DONE.compareAndSet(this, 0, 1)) {
@@ -172,6 +176,8 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
     return (first != 0 ? firstAt : end) - started;
   }
 
+  // NullAway cannot see that the family phase is set exactly when the guard has a family breaker
+  @SuppressWarnings("NullAway")
   private void finish(int outcome, long now) {
     long latency = outcome == BreakerCore.CANCELLED ? -1 : latency(now);
     if (guard.family != null) {

@@ -3,6 +3,7 @@ package io.breakwater.internal.breaker;
 import io.breakwater.breaker.CircuitBreaker.State;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One episode of a breaker's life: an immutable snapshot of its state, replaced as a whole (by compare-and-set) on
@@ -30,6 +31,9 @@ final class Phase {
   /** {@code CLOSED} while ramping: how many calls asked to be admitted. */
   final AtomicLong rampSeq;
 
+  // permits and probeSuccesses are null outside HALF_OPEN, rampSeq when not ramping and window in HALF_OPEN (and
+  // an OPEN with no last window): each is read only in the state that sets it
+  @SuppressWarnings("NullAway")
   private Phase(State state, long gen, long since, long until, long openNanos, int reopens, boolean ramping,
       SlidingWindow window, int permits) {
     this.state = state;
@@ -51,15 +55,18 @@ final class Phase {
         window, 0);
   }
 
+  @SuppressWarnings("NullAway")   // see the constructor: an OPEN phase's window is only reported
   static Phase open(long gen, long since, long openNanos, int reopens) {
     return open(gen, since, openNanos, reopens, null);
   }
 
   /** An open episode that keeps, for reporting only, the window of the closed episode it ended (or null). */
-  static Phase open(long gen, long since, long openNanos, int reopens, SlidingWindow lastWindow) {
+  @SuppressWarnings("NullAway")   // see the constructor: an OPEN phase's window is only reported
+  static Phase open(long gen, long since, long openNanos, int reopens, @Nullable SlidingWindow lastWindow) {
     return new Phase(State.OPEN, gen, since, since + openNanos, openNanos, reopens, false, lastWindow, 0);
   }
 
+  @SuppressWarnings("NullAway")   // see the constructor: a HALF_OPEN phase has no window
   static Phase halfOpen(long gen, long since, long openNanos, int reopens, int probes) {
     return new Phase(State.HALF_OPEN, gen, since, since, openNanos, reopens, false, null, probes);
   }

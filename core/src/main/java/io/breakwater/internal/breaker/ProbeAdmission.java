@@ -2,13 +2,13 @@ package io.breakwater.internal.breaker;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 
 /**
  * The slow path of admission, taken only by a half-open probe: after the local permit, claim the probe through the
@@ -45,6 +45,8 @@ final class ProbeAdmission<T> {
     this.toolPhase = toolPhase;
   }
 
+  // NullAway cannot see that the family phase is set exactly when the guard has a family breaker
+  @SuppressWarnings("NullAway")
   static <T> void subscribe(GuardOperator<T> guard, Publisher<? extends T> source, CoreSubscriber<? super T> actual,
       boolean mono, Scheduler clock, @Nullable Phase familyPhase, Phase toolPhase) {
     ProbeAdmission<T> admission = new ProbeAdmission<>(guard, source, mono, clock, familyPhase, toolPhase);
@@ -58,6 +60,8 @@ final class ProbeAdmission<T> {
   }
 
   /** Whether the call may go on: a claim the store granted is remembered, to be released when the probe ends. */
+  // NullAway cannot see that the phase is set exactly when the core is
+  @SuppressWarnings("NullAway")
   private Mono<Boolean> claim(@Nullable BreakerCore core, @Nullable Phase phase, int bit) {
     if (core == null || !phase.isProbe()) {
       return Mono.just(Boolean.TRUE);
@@ -108,6 +112,8 @@ final class ProbeAdmission<T> {
   }
 
   /** Gives back every admission except {@code except}'s (whose phase has moved on). */
+  // NullAway cannot see that the family phase is set exactly when the guard has a family breaker
+  @SuppressWarnings("NullAway")
   private void releaseOthers(@Nullable BreakerCore except) {
     int held = claims;
     if (guard.family != null && guard.family != except) {

@@ -5,12 +5,12 @@ import io.breakwater.internal.ContextKeys;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.Context;
 
 /**
@@ -59,12 +59,16 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   /** The enclosing deadline whose timer this one shares when it can, or {@code null}. */
   @Nullable private final DeadlineSubscriber<?> enclosing;
 
+  // set in onSubscribe, which Reactive Streams (rule 1.9) signals before anything that reads it
+  @SuppressWarnings("NullAway.Init")
   private Subscription s;
 
   private volatile int state;
   private static final AtomicIntegerFieldUpdater<DeadlineSubscriber> STATE =
       AtomicIntegerFieldUpdater.newUpdater(DeadlineSubscriber.class, "state");
 
+  // read and written only through GATE, which Error Prone's UnusedVariable does not follow
+  @SuppressWarnings("UnusedVariable")
   private volatile int gate;
   private static final AtomicIntegerFieldUpdater<DeadlineSubscriber> GATE =
       AtomicIntegerFieldUpdater.newUpdater(DeadlineSubscriber.class, "gate");
@@ -258,7 +262,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     return w;
   }
 
-  private void startAfterLocks(@Nullable Disposable stale, @Nullable TimerWheel.Start start) {
+  private void startAfterLocks(@Nullable Disposable stale, TimerWheel.@Nullable Start start) {
     if (stale != null) {
       stale.dispose();
     }

@@ -4,6 +4,7 @@ import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.Retryability;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Exceptions;
 
 /**
@@ -44,7 +45,7 @@ public final class CompositeFailures {
   }
 
   /** Of the kinds of two parts of a composite, the one that decides the composite's ({@code a} may be null). */
-  public static FailureKind decisive(FailureKind a, FailureKind b) {
+  public static FailureKind decisive(@Nullable FailureKind a, FailureKind b) {
     return a == null || rank(b) > rank(a) ? b : a;
   }
 

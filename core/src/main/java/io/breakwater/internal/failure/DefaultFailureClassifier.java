@@ -10,6 +10,7 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Exceptions;
 
 /**
@@ -97,7 +98,7 @@ public final class DefaultFailureClassifier implements FailureClassifier {
     return FailureKind.UNKNOWN;
   }
 
-  private static boolean isConnectionMessage(String message) {
+  private static boolean isConnectionMessage(@Nullable String message) {
     return message != null && (message.contains("Connection reset") || message.contains("Broken pipe")
         || message.contains("Connection prematurely closed") || message.contains("Connection refused"));
   }

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
@@ -22,7 +23,6 @@ import reactor.core.Exceptions;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.Context;
 
 /**
@@ -100,6 +100,8 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   private static final AtomicLongFieldUpdater<HedgeSubscriber> REQUESTED =
       AtomicLongFieldUpdater.newUpdater(HedgeSubscriber.class, "requested");
 
+  // read and written only through WIP, which Error Prone's UnusedVariable does not follow
+  @SuppressWarnings("UnusedVariable")
   private volatile int wip;
   @SuppressWarnings("rawtypes")
   private static final AtomicIntegerFieldUpdater<HedgeSubscriber> WIP =

@@ -1,5 +1,6 @@
 package io.breakwater.internal.hedge;
 
+import io.breakwater.internal.Saturating;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.HdrHistogram.AtomicHistogram;
@@ -35,6 +36,8 @@ final class LatencyWindow {
   private static final AtomicLongFieldUpdater<LatencyWindow> COUNT =
       AtomicLongFieldUpdater.newUpdater(LatencyWindow.class, "count");
 
+  // read and written only through REFRESHING, which Error Prone's UnusedVariable does not follow
+  @SuppressWarnings("UnusedVariable")
   private volatile int refreshing;
   private static final AtomicIntegerFieldUpdater<LatencyWindow> REFRESHING =
       AtomicIntegerFieldUpdater.newUpdater(LatencyWindow.class, "refreshing");
@@ -79,7 +82,7 @@ final class LatencyWindow {
       merged.add(halves[0]);
       merged.add(halves[1]);
       if (merged.getTotalCount() >= warmUp) {
-        delayNanos = merged.getValueAtPercentile(percentile) * 1_000L;
+        delayNanos = Saturating.multiply(merged.getValueAtPercentile(percentile), 1_000L);
       }
       refreshedAt = n;
     } finally {

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The canonical JSON form of key arguments, and its SHA-256. Written by hand from Jackson's tree, so that it depends
@@ -75,7 +76,7 @@ public final class CanonicalJson {
       return excluded.contains(name) || excluded.contains(path);
     }
 
-    Long bucketFor(String path, String name) {
+    @Nullable Long bucketFor(String path, String name) {
       Long byPath = quantisedMillis.get(path);
       return byPath != null ? byPath : quantisedMillis.get(name);
     }
@@ -86,7 +87,7 @@ public final class CanonicalJson {
   }
 
   /** The canonical JSON of {@code value} under {@code rules}. */
-  public static String write(Object value, Rules rules) {
+  public static String write(@Nullable Object value, Rules rules) {
     JsonNode tree;
     try {
       tree = value instanceof JsonNode node ? node : MAPPER.readTree(MAPPER.writeValueAsBytes(value));
@@ -104,7 +105,7 @@ public final class CanonicalJson {
     return out.toString();
   }
 
-  private static IdempotencyKeyException tooDeep(Throwable cause) {
+  private static IdempotencyKeyException tooDeep(@Nullable Throwable cause) {
     return new IdempotencyKeyException("Key arguments are nested deeper than " + MAX_DEPTH + " levels, or refer to "
         + "themselves in a cycle: key on the fields that identify the request, not on the whole structure", cause);
   }

@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
@@ -221,8 +222,9 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     }
 
     private Mono<T> replay(Outcome outcome) {
-      if (outcome.isFailure()) {
-        return Mono.error(new CachedFailureException(tag, outcome.failureKind(), outcome.failureMessage()));
+      FailureKind failed = outcome.failureKind();   // non-null exactly when outcome.isFailure()
+      if (failed != null) {
+        return Mono.error(new CachedFailureException(tag, failed, outcome.failureMessage()));
       }
       try {
         T value = reader.readValue(outcome.resultJson());
@@ -360,7 +362,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
           });
     }
 
-    private void unrecorded(UnrecordedOutcome.Reason reason, int attempts, Throwable error) {
+    private void unrecorded(UnrecordedOutcome.Reason reason, int attempts, @Nullable Throwable error) {
       metrics.record(reason == UnrecordedOutcome.Reason.FENCED
           ? IdempotencyMetrics.Outcome.FENCED : IdempotencyMetrics.Outcome.UNRECORDED);
       try {

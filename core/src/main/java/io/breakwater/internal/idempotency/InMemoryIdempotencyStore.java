@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
@@ -28,7 +29,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
    * In flight until {@code expiresAt}, or done until {@code expiresAt}. An in-flight entry is retained past its lease
    * (until {@code retainUntil}), so that the next claim can tell that it takes over from an owner that never finished.
    */
-  private record Entry(String fingerprint, String owner, Outcome outcome, long expiresAt, long retainUntil) {
+  private record Entry(String fingerprint, String owner, @Nullable Outcome outcome, long expiresAt, long retainUntil) {
 
     static Entry claimed(String fingerprint, String owner, long now, Duration lease) {
       long leaseNanos = saturatedNanos(lease);
@@ -54,7 +55,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
       return (int) Math.min(Integer.MAX_VALUE, ENTRY_OVERHEAD_BYTES + 2 * chars);
     }
 
-    private static long length(String text) {
+    private static long length(@Nullable String text) {
       return text == null ? 0 : text.length();
     }
   }
@@ -103,8 +104,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     this.entries = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .<String, Entry>weigher((key, entry) -> entry.weigh(key))
-        .removalListener((String key, Entry entry, RemovalCause cause) -> {
-          if (cause.wasEvicted()) {
+        .removalListener((@Nullable String key, @Nullable Entry entry, RemovalCause cause) -> {
+          if (cause.wasEvicted() && key != null) {   // key is null only for weak keys, which this cache has not
             signal(key);      // expired or evicted: its waiters would otherwise wait for a change that never comes
           }
         })
@@ -170,8 +171,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
           answer[0] = new Mismatch(current.fingerprint);
           return current;
         }
-        if (!current.inFlight()) {
-          answer[0] = new Done(current.outcome);
+        Outcome outcome = current.outcome;   // null exactly when current.inFlight()
+        if (outcome != null) {
+          answer[0] = new Done(outcome);
           return current;
         }
         if (current.owner.equals(owner)) {

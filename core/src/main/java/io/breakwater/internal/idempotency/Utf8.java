@@ -1,6 +1,7 @@
 package io.breakwater.internal.idempotency;
 
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
+
 
 /** Sizes of text as UTF-8 bytes, counted without encoding it. */
 public final class Utf8 {

@@ -1,8 +1,8 @@
 package io.breakwater.internal.limit;
 
 import io.breakwater.limit.ProviderRateLimits.Reading;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.util.annotation.Nullable;
 
 /**
  * Where a shared rate limit keeps its two buckets, e.g. a Redis hash changed only by a Lua script. It does the

@@ -4,8 +4,8 @@ import io.breakwater.failure.FailureClassifier;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 
 /**
  * The validated settings of a concurrency limit, in memory or shared.

@@ -4,7 +4,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.PriorityQueue;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Start-time fair queuing (Goyal, Vin and Cheng, 1996) of waiting calls, one flow per task. A call that joins gets

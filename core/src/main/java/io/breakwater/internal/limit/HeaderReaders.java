@@ -8,7 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /** The built-in {@link ProviderRateLimits} readers. */
 public final class HeaderReaders {

@@ -5,13 +5,14 @@ import io.breakwater.internal.Durations;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
 /**
@@ -163,7 +164,8 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
   void release(long startNanos, long endNanos, boolean drop) {
     int inFlightThen = inFlight;
     IN_FLIGHT.decrementAndGet(this);
-    int changed = adaptive.sample(startNanos, endNanos, drop, inFlightThen);
+    int changed = Objects.requireNonNull(adaptive, "only an adaptive limit samples")
+        .sample(startNanos, endNanos, drop, inFlightThen);
     if (changed > 0) {
       limit = changed;
     }

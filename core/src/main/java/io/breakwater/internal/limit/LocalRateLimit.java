@@ -11,12 +11,13 @@ import io.breakwater.limit.ProviderRateLimits.Reading;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Operators;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
 /**
@@ -36,8 +37,7 @@ public final class LocalRateLimit extends RateEngine {
   private volatile int queued;
   @Nullable
   private Disposable timer;
-  @Nullable
-  private FairQueue.Node<Waiter> timedFor;
+  private FairQueue.@Nullable Node<Waiter> timedFor;
 
   public LocalRateLimit(RateSettings settings) {
     this.settings = settings;
@@ -108,7 +108,8 @@ public final class LocalRateLimit extends RateEngine {
     ContextView ctx = actual.currentContext();
     Deadline deadline = Deadline.from(ctx).orElse(null);
     long wait = deadline == null ? maxWaitNanos : Math.min(maxWaitNanos, deadline.remainingNanos());
-    Waiter waiter = new Waiter(weight.estimate(), ctx.getOrDefault(ContextKeys.TASK_STATE, NO_TASK), wait,
+    Object flow = Objects.requireNonNull(ctx.getOrDefault(ContextKeys.TASK_STATE, NO_TASK));   // default non-null
+    Waiter waiter = new Waiter(weight.estimate(), flow, wait,
         deadline != null && deadline.remainingNanos() < maxWaitNanos);
     waiter.run(actual, () -> enqueue(waiter), () -> subscriber -> source.subscribe(
         new ThrottleSubscriber<T>(Operators.toCoreSubscriber(subscriber), this, weight, mono)
@@ -178,7 +179,7 @@ public final class LocalRateLimit extends RateEngine {
   }
 
   private static String when(long eta) {
-    return eta == Long.MAX_VALUE ? " never at the current rates" : " in " + Durations.format(duration(eta));
+    return eta == Long.MAX_VALUE ? " never at the current rates" : " in " + Durations.format(Duration.ofNanos(eta));
   }
 
   /** Runs the calls whose permits are there, in fair order, and sets the timer for the next. */

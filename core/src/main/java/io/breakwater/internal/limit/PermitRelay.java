@@ -1,11 +1,11 @@
 package io.breakwater.internal.limit;
 
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.Context;
 
 /**
@@ -15,6 +15,8 @@ import reactor.util.context.Context;
 abstract class PermitRelay<T> implements CoreSubscriber<T>, Subscription, Scannable {
 
   final CoreSubscriber<? super T> actual;
+  // set in onSubscribe, which Reactive Streams (rule 1.9) signals before anything that reads it
+  @SuppressWarnings("NullAway.Init")
   Subscription s;
 
   private volatile int done;

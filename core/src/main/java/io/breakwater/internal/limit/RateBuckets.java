@@ -3,6 +3,7 @@ package io.breakwater.internal.limit;
 import io.breakwater.limit.ProviderRateLimits.Quota;
 import io.breakwater.limit.ProviderRateLimits.Reading;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The two token buckets of a rate limit, requests and tokens, and what the provider said about them. Not
@@ -56,7 +57,7 @@ final class RateBuckets {
     this.pacedUntil[TOKENS] = now;
   }
 
-  private void init(int d, long count, Duration every) {
+  private void init(int d, long count, @Nullable Duration every) {
     configured[d] = count < 0 ? Double.POSITIVE_INFINITY : count;
     interval[d] = (every != null ? every : RateSettings.LEARNT_INTERVAL).toNanos();
     cap[d] = configured[d];
@@ -209,7 +210,7 @@ final class RateBuckets {
     }
   }
 
-  private void apply(int d, Quota q, double takenSince, long admittedAt, long now, boolean shortfall) {
+  private void apply(int d, @Nullable Quota q, double takenSince, long admittedAt, long now, boolean shortfall) {
     if (q == null) {
       return;
     }

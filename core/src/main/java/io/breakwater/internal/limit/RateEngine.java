@@ -7,11 +7,11 @@ import io.breakwater.limit.CallWeight;
 import io.breakwater.limit.RateLimit;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 
 /**
  * What every {@link RateLimit} is underneath: something that admits a call once its permits are taken, and settles

@@ -1,11 +1,12 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.retry.RetryAfter;
 import java.time.DateTimeException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Parses the values of rate-limit headers with saturating arithmetic: counts, reset values (Go durations such as
@@ -107,7 +108,7 @@ public final class ResetValues {
     if (millis <= 0) {
       return 0;
     }
-    return millis > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : millis * 1_000_000L;
+    return Saturating.multiply(millis, 1_000_000L);
   }
 
   /** Digits with at most one dot, and at least one digit. */

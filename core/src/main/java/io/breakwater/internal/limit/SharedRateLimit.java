@@ -15,14 +15,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Operators;
 import reactor.util.Logger;
 import reactor.util.Loggers;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
 /**
@@ -106,7 +107,8 @@ public final class SharedRateLimit extends RateEngine {
     ContextView ctx = actual.currentContext();
     Deadline deadline = Deadline.from(ctx).orElse(null);
     long wait = deadline == null ? maxWaitNanos : Math.min(maxWaitNanos, deadline.remainingNanos());
-    Waiter waiter = new Waiter(weight.estimate(), ctx.getOrDefault(ContextKeys.TASK_STATE, NO_TASK), wait);
+    Object flow = Objects.requireNonNull(ctx.getOrDefault(ContextKeys.TASK_STATE, NO_TASK));   // default non-null
+    Waiter waiter = new Waiter(weight.estimate(), flow, wait);
     waiter.run(actual, () -> enqueue(waiter), () -> waiter.permitted(source, mono, weight));
   }
 

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
-import reactor.util.annotation.Nullable;
 
 /**
  * Relays one call admitted by a rate limit and settles its permits, exactly once, when it ends: its actual usage

@@ -3,6 +3,7 @@ package io.breakwater.internal.limit;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
@@ -11,7 +12,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 
 /**
  * One call's turn in a limit's queue. Its state moves once from {@code WAITING} to {@code GRANTED} (the limit gave it
@@ -32,6 +32,8 @@ abstract class Turn {
   private static final AtomicIntegerFieldUpdater<Turn> STATE =
       AtomicIntegerFieldUpdater.newUpdater(Turn.class, "state");
 
+  // set by run(), first thing when the turn is subscribed; grant, refuse and expire come after enqueue.run()
+  @SuppressWarnings("NullAway.Init")
   private MonoSink<Void> sink;
   @Nullable
   private volatile Disposable timer;

@@ -4,6 +4,7 @@ import io.breakwater.internal.ContextKeys;
 import io.breakwater.retry.StreamResume;
 import java.util.HashSet;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
 /**
@@ -14,9 +15,9 @@ import reactor.core.publisher.Flux;
 final class ResumeTracker<T> {
 
   private final StreamResume<T> resume;
-  private Object last;
+  private @Nullable Object last;
   private long lastSequence = Long.MIN_VALUE;
-  private Set<Object> seen;
+  private @Nullable Set<Object> seen;
 
   ResumeTracker(StreamResume<T> resume) {
     this.resume = resume;

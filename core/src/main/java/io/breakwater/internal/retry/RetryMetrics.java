@@ -10,9 +10,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
+import org.jspecify.annotations.Nullable;
 import reactor.util.Logger;
 import reactor.util.Loggers;
-import reactor.util.annotation.Nullable;
 
 /**
  * The retry meters of one dependency. Counters are looked up when a failure happens (never on the success path);

@@ -3,6 +3,7 @@ package io.breakwater.internal.retry;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.retry.TaskRetryBudget;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
@@ -11,7 +12,6 @@ import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.Context;
 
 /**
@@ -37,12 +37,12 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
   private final TaskRetryBudget task;
   private final Scheduler scheduler;
 
-  private volatile Subscription upstream;
+  private volatile @Nullable Subscription upstream;
   private volatile boolean requested;
   private volatile boolean cancelled;
   @Nullable private volatile Disposable waiting;
   private boolean emitted;
-  private RetryState state;
+  private @Nullable RetryState state;
 
   RetryMonoSubscriber(CoreSubscriber<? super T> actual, Mono<T> source, RetryOperator<T> operator) {
     this.actual = actual;

@@ -8,6 +8,7 @@ import io.breakwater.retry.StreamResume;
 import io.breakwater.retry.TaskRetryBudget;
 import io.breakwater.retry.UnsafeRetryException;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
@@ -15,7 +16,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoOperator;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 import reactor.util.retry.Retry;
 

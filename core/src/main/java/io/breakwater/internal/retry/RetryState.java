@@ -17,9 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 
 /**
  * The retry decisions of one subscription, made on the failure path only. Failures of one subscription are
@@ -36,7 +36,7 @@ final class RetryState {
   private final TaskRetryBudget task;
   private final Scheduler scheduler;
 
-  private RandomGenerator random;
+  private @Nullable RandomGenerator random;
   private int retries;
   private boolean unknownRetried;
   private long delayBeforeAttemptNanos;

@@ -1,5 +1,6 @@
 package io.breakwater.internal.retry;
 
+import io.breakwater.internal.Saturating;
 import io.breakwater.retry.RetryBudget;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import reactor.core.publisher.Mono;
@@ -116,7 +117,7 @@ public final class TokenBucketRetryBudget implements RetryBudget {
     }
     for (;;) {
       long current = balance;
-      long next = Math.min(capacityMilli, current + accrued);
+      long next = Math.min(capacityMilli, Saturating.add(current, accrued));   // accrued saturates at a huge floor
       boolean granted = next >= TOKEN;
       if (granted) {
         next -= TOKEN;

@@ -6,6 +6,7 @@ import io.netty.util.ByteProcessor;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The newline-delimited JSON parser of one subscription, at the byte level: lines are split on LF before any UTF-8
@@ -16,7 +17,7 @@ public final class JsonLinesParser {
 
   private final int maxBytes;
   private final LineBuffer line;
-  private List<String> out;
+  private @Nullable List<String> out;
 
   public JsonLinesParser(int maxBytes) {
     this.maxBytes = maxBytes;

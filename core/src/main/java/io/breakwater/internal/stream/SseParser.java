@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The WHATWG event-stream parser of one subscription, at the byte level: lines are split on CR, LF and CRLF before
@@ -30,15 +31,15 @@ public final class SseParser {
   private final LineBuffer line;
   private byte[] data = new byte[LineBuffer.INITIAL_CAPACITY];
   private int dataLength;
-  private String eventType;
+  private @Nullable String eventType;
   private String lastEventId = "";
   private long retry = -1;
   /** The previous buffer ended with CR: a LF at the start of the next one belongs to it. */
   private boolean afterCr;
 
-  private List<ServerSentEvent> out;
+  private @Nullable List<ServerSentEvent> out;
   /** The error that ended this stream, once a line or an event went over the limit. */
-  private EventTooLargeException failure;
+  private @Nullable EventTooLargeException failure;
 
   public SseParser(int maxBytes, boolean comments) {
     this.maxBytes = maxBytes;

@@ -6,11 +6,11 @@ import io.breakwater.stream.StreamTimeouts;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import io.breakwater.internal.Lift;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.annotation.Nullable;
 
 /**
  * {@code idleTimeout}, {@code firstItemTimeout} and {@code streamTimeouts}: a {@code Mono} stays a {@code Mono}. The

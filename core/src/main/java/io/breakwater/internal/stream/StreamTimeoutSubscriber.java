@@ -10,13 +10,13 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.Context;
 
 /**
@@ -87,6 +87,8 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   private final boolean exact;
   private final StreamTimeouts config;
 
+  // set in onSubscribe, which Reactive Streams (rule 1.9) signals before anything that reads it
+  @SuppressWarnings("NullAway.Init")
   private Subscription s;
 
   /** Written only by onNext: twice the items entered, plus one while an item is being delivered. */
@@ -94,15 +96,17 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   /** Written only by onNext when there is a progress test (or in exact mode): the progress items seen. */
   private long progress;
   /** Exact mode: written only by onNext (release), the clock at the last progress item. */
+  // read and written only through the VarHandle LAST_PROGRESS_AT, which Error Prone's UnusedVariable does not follow
+  @SuppressWarnings("UnusedVariable")
   private long lastProgressAtExact;
   private volatile int state;
-  private volatile Disposable timer;
+  private volatile @Nullable Disposable timer;
 
   // Timer side: touched only by the timer task, whose runs are ordered (each run schedules the next).
   private long lastSeenProgress;
   private long lastProgressAt;
   private boolean progressed;
-  private TimeoutException pendingError;
+  private @Nullable TimeoutException pendingError;
 
   StreamTimeoutSubscriber(CoreSubscriber<? super T> actual, @Nullable Predicate<? super T> isProgress,
       Scheduler scheduler, long firstNanos, long idleNanos, StreamTimeouts config) {

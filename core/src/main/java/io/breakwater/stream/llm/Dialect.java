@@ -1,5 +1,7 @@
 package io.breakwater.stream.llm;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The streaming protocol an {@link LlmStreamClient} speaks. docs/stream.md has a table per dialect: which events map
  * to which {@link LlmDelta}, and what is not modelled.
@@ -41,16 +43,16 @@ public enum Dialect {
   /** Ollama's native API ({@code /api/chat}, {@code /api/generate}): one JSON object per line. */
   OLLAMA("/api/chat", true);
 
-  private final String defaultPath;
+  private final @Nullable String defaultPath;
   private final boolean ndjson;
 
-  Dialect(String defaultPath, boolean ndjson) {
+  Dialect(@Nullable String defaultPath, boolean ndjson) {
     this.defaultPath = defaultPath;
     this.ndjson = ndjson;
   }
 
   /** The request path used unless the builder sets another; {@code null} for {@link #GEMINI}. */
-  public String defaultPath() {
+  public @Nullable String defaultPath() {
     return defaultPath;
   }
 

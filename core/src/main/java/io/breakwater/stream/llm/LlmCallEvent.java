@@ -3,7 +3,7 @@ package io.breakwater.stream.llm;
 import io.breakwater.failure.FailureKind;
 import java.time.Duration;
 import java.util.Objects;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one call of {@link LlmStreamClient#stream(Object)} did, given to the listener set with

@@ -6,6 +6,7 @@ import io.breakwater.stream.StreamTruncatedException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -30,7 +31,7 @@ import reactor.core.publisher.Mono;
  *     that did not come from {@link LlmStreamClient})
  * @param completed whether the stream ended with its terminal event ({@code false} for a partial response)
  */
-public record LlmResponse(String id, String model, List<LlmChoice> choices, TokenUsage usage, int attempts,
+public record LlmResponse(String id, String model, List<LlmChoice> choices, @Nullable TokenUsage usage, int attempts,
     boolean completed) {
 
   public LlmResponse {

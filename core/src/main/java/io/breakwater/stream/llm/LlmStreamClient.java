@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.http.client.HttpClient;
@@ -148,22 +149,22 @@ public final class LlmStreamClient {
   public static final class Builder {
     private final String baseUrl;
     private final Dialect dialect;
-    private String path;
+    private @Nullable String path;
     private final Map<String, String> headers = new LinkedHashMap<>();
-    private HttpClient httpClient;
+    private @Nullable HttpClient httpClient;
     private ObjectMapper mapper = new ObjectMapper();
-    private StreamTimeouts timeouts;
-    private RetryPolicy retry;
-    private CircuitBreaker breaker;
+    private @Nullable StreamTimeouts timeouts;
+    private @Nullable RetryPolicy retry;
+    private @Nullable CircuitBreaker breaker;
     private Duration maxDuration = DEFAULT_MAX_DURATION;
     private int maxEventBytes = DEFAULT_MAX_EVENT_BYTES;
     private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     private boolean includeUsage = true;
     private boolean rawEvents;
-    private Supplier<Scheduler> scheduler;
+    private @Nullable Supplier<Scheduler> scheduler;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
-    private Consumer<LlmCallEvent> listener;
-    private Transport transport;
+    private @Nullable Consumer<LlmCallEvent> listener;
+    private @Nullable Transport transport;
 
     private Builder(String baseUrl, Dialect dialect) {
       this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");

@@ -5,7 +5,7 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.http.ServerText;
 import java.util.Locale;
 import java.util.Objects;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The server reported an error inside the stream: an {@code event: error} (also with HTTP 200), an in-band
@@ -51,7 +51,7 @@ public final class LlmStreamException extends RuntimeException implements Breakw
         message), null, null);
   }
 
-  private LlmStreamException(String source, String errorType, String errorCode, String message,
+  private LlmStreamException(String source, String errorType, String errorCode, @Nullable String message,
       @Nullable LlmResponse partialResponse, @Nullable Throwable cause) {
     super(message, cause);
     this.source = Objects.requireNonNull(source, "source");

@@ -2,6 +2,7 @@ package io.breakwater.stream.llm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A complete tool call of an assembled {@link LlmResponse}: its arguments joined from their streamed fragments and
@@ -23,7 +24,7 @@ import java.util.Objects;
  * @param serverSide whether the server ran the tool itself (Anthropic {@code server_tool_use}, e.g. web search):
  *     such calls are listed in {@link LlmChoice#serverToolCalls()}, not for the caller to run
  */
-public record ToolCall(int index, String id, String name, JsonNode arguments, String argumentsJson,
+public record ToolCall(int index, String id, String name, @Nullable JsonNode arguments, String argumentsJson,
     boolean serverSide) {
 
   public ToolCall {

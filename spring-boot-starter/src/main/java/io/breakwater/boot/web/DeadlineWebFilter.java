@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -17,7 +18,6 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
-import reactor.util.annotation.Nullable;
 
 /**
  * Runs each WebFlux request under the deadline its header carries ({@code Breakwater-Timeout: 2500m}, gRPC's
@@ -112,7 +112,7 @@ public final class DeadlineWebFilter implements WebFilter, Ordered {
         .transform(withDeadline(deadlines.spec(name, budget)))
         .onErrorResume(DeadlineExceededException.class, e -> exchange.getResponse().isCommitted()
             ? Mono.error(e)
-            : answer(exchange.getResponse(), HttpStatus.GATEWAY_TIMEOUT, e.getMessage()));
+            : answer(exchange.getResponse(), HttpStatus.GATEWAY_TIMEOUT, String.valueOf(e.getMessage())));
   }
 
   private static Mono<Void> answer(ServerHttpResponse response, HttpStatus status, String text) {

@@ -72,7 +72,7 @@ public class BreakwaterAutoConfiguration {
     BreakwaterProperties.Retry retry = properties.retry();
     MeterRegistry meters = meters(meterRegistries);
     Map<String, RetryBudget> budgets = new ConcurrentHashMap<>();
-    Function<String, RetryBudget> budget = name -> budgets.computeIfAbsent(name, n -> {
+    Function<String, RetryBudget> create = n -> {
       BudgetSettings settings = retry.budgets().get(n);
       String property = path("breakwater.retry.budgets", n);
       if (settings == null) {
@@ -83,7 +83,8 @@ public class BreakwaterAutoConfiguration {
         return checked(property, () -> stores.retryBudget(n, settings));
       }
       return checked(property, () -> RetryBudget.ratio(settings.ratio(), settings.minRetriesPerSecond()));
-    });
+    };
+    Function<String, RetryBudget> budget = name -> budgets.computeIfAbsent(name, create);
     RetrySettings defaults = retry.defaults();
     Function<String, RetryPolicy> build = name -> {
       RetrySettings own = retry.policies().get(name);
@@ -93,7 +94,8 @@ public class BreakwaterAutoConfiguration {
     };
     Map<String, RetryPolicy> configured = new LinkedHashMap<>();
     userPolicies.orderedStream().forEach(policy -> configured.put(policy.name(), policy));
-    retry.budgets().keySet().forEach(budget::apply);
+    // every configured budget is built now, so that a bad one fails the start rather than the first retry
+    retry.budgets().keySet().forEach(name -> budgets.computeIfAbsent(name, create));
     retry.policies().keySet().forEach(name -> configured.computeIfAbsent(name, build));
     return new RetryPolicies(configured, build);
   }

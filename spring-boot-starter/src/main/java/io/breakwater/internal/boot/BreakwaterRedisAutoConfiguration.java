@@ -18,6 +18,7 @@ import io.breakwater.retry.RetryBudget;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.RedissonReactiveClient;
 import org.springframework.beans.factory.DisposableBean;
@@ -32,7 +33,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.type.AnnotatedTypeMetadata;
-import reactor.util.annotation.Nullable;
 
 /**
  * Redis-backed stores on the application's own {@code RedissonClient}, when {@code breakwater-redis-store} is on the

@@ -31,7 +31,7 @@ import java.util.Base64;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns {@code breakwater.*} settings into the core's immutable configurations through their builders, so that every
@@ -165,7 +165,8 @@ final class FromProperties {
   /** The name of the budget a policy draws on: the one it names, else its own. */
   static String budgetName(String policy, @Nullable RetrySettings own, RetrySettings defaults) {
     String named = own == null ? null : own.budget();
-    return named != null ? named : first(defaults.budget(), policy);
+    String fallback = defaults.budget();
+    return named != null ? named : fallback != null ? fallback : policy;
   }
 
   static IdempotencyPolicy idempotencyPolicy(BreakwaterProperties.Idempotency i, IdempotencyStore store,

@@ -1,5 +1,7 @@
 package io.breakwater.internal.boot;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@code breakwater.*} setting that a core builder refused: the message is the property path, then the builder's
  * own message saying what to change. {@link InvalidPropertiesFailureAnalyzer} turns it into Boot's start-up report.
@@ -11,7 +13,7 @@ public final class InvalidPropertiesException extends IllegalStateException {
   private final String property;
   private final String reason;
 
-  public InvalidPropertiesException(String property, String reason, Throwable cause) {
+  public InvalidPropertiesException(String property, String reason, @Nullable Throwable cause) {
     super(property + ": " + reason, cause);
     this.property = property;
     this.reason = reason;

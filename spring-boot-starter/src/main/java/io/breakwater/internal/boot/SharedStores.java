@@ -6,7 +6,7 @@ import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.RateLimit;
 import io.breakwater.retry.RetryBudget;
 import java.time.Duration;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The stores that instances share, when the application has one (Redis): a bean of the Redis auto-configuration,

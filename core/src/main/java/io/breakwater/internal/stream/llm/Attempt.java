@@ -1,6 +1,7 @@
 package io.breakwater.internal.stream.llm;
 
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
+
 
 /**
  * One HTTP attempt of a call, as a {@link Transport} opens it: the request body, and for a resume either the

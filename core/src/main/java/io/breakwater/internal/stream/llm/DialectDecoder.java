@@ -9,6 +9,7 @@ import io.breakwater.stream.llm.LlmStreamException;
 import io.breakwater.stream.llm.TokenUsage;
 import java.io.IOException;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the events of one dialect into {@link LlmDelta}s, the terminal signal and server errors. One per call: it
@@ -90,7 +91,7 @@ abstract class DialectDecoder {
   }
 
   /** Parses {@code data}; on invalid JSON reports an {@code invalid_json} error and returns {@code null}. */
-  final JsonNode parse(String type, String data, Out out) {
+  final @Nullable JsonNode parse(String type, String data, Out out) {
     try {
       JsonNode json = mapper.readTree(data);
       if (json == null || json.isMissingNode()) {
@@ -106,7 +107,7 @@ abstract class DialectDecoder {
   }
 
   /** Parses {@code data}; {@code null} when it is not JSON or is an error object (then reported). */
-  final JsonNode parseUnlessError(String type, String data, Out out) {
+  final @Nullable JsonNode parseUnlessError(String type, String data, Out out) {
     JsonNode json = parse(type, data, out);
     if (json != null && json.hasNonNull("error")) {
       out.fail(error(json));
@@ -116,7 +117,7 @@ abstract class DialectDecoder {
   }
 
   /** Emits {@link LlmDelta.Metadata} when the id or the model is first named, or changes. */
-  final void metadata(JsonNode id, JsonNode model, Out out) {
+  final void metadata(@Nullable JsonNode id, @Nullable JsonNode model, Out out) {
     String newId = id != null && id.isTextual() ? id.asText() : responseId;
     String newModel = model != null && model.isTextual() ? model.asText() : this.model;
     if (!newId.equals(responseId) || !newModel.equals(this.model)) {

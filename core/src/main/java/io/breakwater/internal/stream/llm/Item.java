@@ -2,7 +2,7 @@ package io.breakwater.internal.stream.llm;
 
 import io.breakwater.stream.llm.LlmDelta;
 import java.util.List;
-import reactor.util.annotation.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /** What an attempt emits, one per event: a batch of deltas, or the final failure of a stream that cannot go on. */
 sealed interface Item permits Item.Batch, Item.Final {

@@ -26,9 +26,12 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -37,7 +40,6 @@ import reactor.core.publisher.SignalType;
 import reactor.core.publisher.SynchronousSink;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.annotation.Nullable;
 import reactor.util.context.ContextView;
 
 /**
@@ -85,6 +87,8 @@ final class LlmCall implements DialectDecoder.Out {
 
   private final LlmStreamEngine engine;
   private final byte[] body;
+  // read and written only through REPORTED, which Error Prone's UnusedVariable does not follow
+  @SuppressWarnings("UnusedVariable")
   private volatile int reported;
   private final ContextView context;
   private final Scheduler clock;
@@ -105,6 +109,8 @@ final class LlmCall implements DialectDecoder.Out {
   private FailureKind lastFailureKind = FailureKind.UNKNOWN;
   @Nullable private Throwable cutBy;
   @Nullable private Throwable finalized;
+  // set by the first attempt (never a resume) before any byte is decoded
+  @SuppressWarnings("NullAway.Init")
   private DialectDecoder decoder;
 
   // within an attempt
@@ -143,10 +149,11 @@ final class LlmCall implements DialectDecoder.Out {
         .onErrorMap(this::finalError)
         .concatMapIterable(Item.Batch::deltas);
     // reported before the subscriber sees the end, so that whoever waits for the stream also sees its event
-    return engine.listener == null ? deltas : deltas
-        .doOnComplete(() -> report(SignalType.ON_COMPLETE))
-        .doOnError(e -> report(SignalType.ON_ERROR))
-        .doOnCancel(() -> report(SignalType.CANCEL));
+    Consumer<LlmCallEvent> listener = engine.listener;
+    return listener == null ? deltas : deltas
+        .doOnComplete(() -> report(SignalType.ON_COMPLETE, listener))
+        .doOnError(e -> report(SignalType.ON_ERROR, listener))
+        .doOnCancel(() -> report(SignalType.CANCEL, listener));
   }
 
   /** The maximum duration, deriving its budgets as the caller's deadline does (it applies only if tighter). */
@@ -195,7 +202,8 @@ final class LlmCall implements DialectDecoder.Out {
         : engine.sse.events(bytes).<Item>handle(this::onEvent))
         .concatWith(Mono.defer(this::endOfBody));
     if (engine.attemptTimeouts != null) {
-      items = items.transform(Breakwater.streamTimeouts(resume ? engine.resumeTimeouts : engine.attemptTimeouts,
+      items = items.transform(Breakwater.streamTimeouts(
+          Objects.requireNonNull(resume ? engine.resumeTimeouts : engine.attemptTimeouts, "both or neither"),
           Item::isProgress));
     }
     // after the terminal event the response may end by itself (keeping the connection reusable); a server that
@@ -237,8 +245,7 @@ final class LlmCall implements DialectDecoder.Out {
   }
 
   /** The batch of the event just decoded; before the first content, framing is held back instead. */
-  @Nullable
-  private Item.Batch collect(@Nullable String id) {
+  private Item.@Nullable Batch collect(@Nullable String id) {
     List<LlmDelta> deltas = current;
     current = null;
     boolean content = false;
@@ -362,7 +369,7 @@ final class LlmCall implements DialectDecoder.Out {
 
   /** An error status whose excerpt echoes a secret, with it masked (the same exception when it does not). */
   private Throwable masked(HttpStatusException error) {
-    String message = error.getMessage();
+    String message = Objects.requireNonNull(error.getMessage(), "an HttpStatusException always has a message");
     String masked = mask(message);
     if (masked.equals(message)) {
       return error;
@@ -469,7 +476,7 @@ final class LlmCall implements DialectDecoder.Out {
     engine.meterRegistry.counter(name, "dialect", engine.dialectTag, "kind", kind.tag()).increment();
   }
 
-  private void report(SignalType signal) {
+  private void report(SignalType signal, Consumer<LlmCallEvent> listener) {
     if (REPORTED.getAndSet(this, 1) != 0) {
       return;   // a cancel racing the end reports once
     }
@@ -488,7 +495,7 @@ final class LlmCall implements DialectDecoder.Out {
         response == null ? FinishReason.NONE : response.finishReason(), response == null ? null : response.usage(),
         kind);
     try {
-      engine.listener.accept(event);
+      listener.accept(event);
     } catch (RuntimeException e) {
       LOG.warn("LLM call listener failed with {}", e.getClass().getName());
     }

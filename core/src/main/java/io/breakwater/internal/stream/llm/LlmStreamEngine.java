@@ -14,11 +14,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.annotation.Nullable;
 
 /**
  * The immutable configuration of an {@code LlmStreamClient} and the entry to its calls: each subscription runs its
@@ -52,50 +53,56 @@ public final class LlmStreamEngine {
 
   /** The settings of an engine; the builder of {@code LlmStreamClient} fills one. */
   public static final class Settings {
-    public Dialect dialect;
-    public ObjectMapper mapper;
-    public Transport transport;
+    public @Nullable Dialect dialect;
+    public @Nullable ObjectMapper mapper;
+    public @Nullable Transport transport;
     /** The headers sent with every request: credentials among them are masked where a server echoes them. */
     public Map<String, String> headers = Map.of();
     public int maxEventBytes;
-    public StreamTimeouts timeouts;
-    public RetryPolicy retry;
+    public @Nullable StreamTimeouts timeouts;
+    public @Nullable RetryPolicy retry;
     @Nullable public CircuitBreaker breaker;
-    public Duration maxDuration;
+    public @Nullable Duration maxDuration;
     public long maxResponseBytes;
     public boolean rawEvents;
     @Nullable public Supplier<Scheduler> scheduler;
-    public MeterRegistry meterRegistry;
+    public @Nullable MeterRegistry meterRegistry;
     @Nullable public Consumer<LlmCallEvent> listener;
   }
 
   public LlmStreamEngine(Settings s) {
-    this.dialect = s.dialect;
-    this.dialectTag = s.dialect.name().toLowerCase(Locale.ROOT);
+    Dialect dialect = Objects.requireNonNull(s.dialect, "dialect");
+    ObjectMapper mapper = Objects.requireNonNull(s.mapper, "mapper");
+    Transport transport = Objects.requireNonNull(s.transport, "transport");
+    StreamTimeouts t = Objects.requireNonNull(s.timeouts, "timeouts");
+    RetryPolicy retry = Objects.requireNonNull(s.retry, "retry");
+    Duration maxDuration = Objects.requireNonNull(s.maxDuration, "maxDuration");
+    MeterRegistry meterRegistry = Objects.requireNonNull(s.meterRegistry, "meterRegistry");
+    this.dialect = dialect;
+    this.dialectTag = dialect.name().toLowerCase(Locale.ROOT);
     this.source = "llm:" + dialectTag;
-    this.mapper = s.mapper;
-    this.transport = s.transport;
+    this.mapper = mapper;
+    this.transport = transport;
     this.sse = ServerSentEvents.builder().comments(true).maxEventBytes(s.maxEventBytes).build();
     this.ndjson = JsonLines.builder().maxLineBytes(s.maxEventBytes).build();
-    StreamTimeouts t = s.timeouts;
     boolean first = t.firstItemFromDeadline() || t.firstItem() != null;
     boolean idle = t.idleFromDeadline() || t.idle() != null;
-    this.callTimeouts = first ? firstItem(t, s.meterRegistry).build() : null;
+    this.callTimeouts = first ? firstItem(t, meterRegistry).build() : null;
     // An attempt before content needs a first-item timeout only so that its idle clock starts at its first content:
     // one longer than the call can last, so that it never fires (the call's first-token budget does).
-    Duration never = s.maxDuration.multipliedBy(2);
+    Duration never = maxDuration.multipliedBy(2);
     this.attemptTimeouts = idle
-        ? idle(first ? base(t, s.meterRegistry).firstItem(never) : base(t, s.meterRegistry), t).build() : null;
-    this.resumeTimeouts = idle ? idle(base(t, s.meterRegistry), t).build() : null;
-    this.retry = s.retry;
+        ? idle(first ? base(t, meterRegistry).firstItem(never) : base(t, meterRegistry), t).build() : null;
+    this.resumeTimeouts = idle ? idle(base(t, meterRegistry), t).build() : null;
+    this.retry = retry;
     this.breaker = s.breaker;
-    this.maxDuration = s.maxDuration;
+    this.maxDuration = maxDuration;
     this.maxResponseBytes = s.maxResponseBytes;
     this.rawEvents = s.rawEvents;
     this.scheduler = s.scheduler;
-    this.meterRegistry = s.meterRegistry;
+    this.meterRegistry = meterRegistry;
     this.listener = s.listener;
-    DeadlineSpec.Builder spec = DeadlineSpec.builder(s.maxDuration).name(source + " maxDuration");
+    DeadlineSpec.Builder spec = DeadlineSpec.builder(maxDuration).name(source + " maxDuration");
     if (s.scheduler != null) {
       spec.scheduler(s.scheduler);
     }
@@ -118,10 +125,12 @@ public final class LlmStreamEngine {
 
   private static StreamTimeouts.Builder firstItem(StreamTimeouts t, MeterRegistry registry) {
     StreamTimeouts.Builder b = base(t, registry);
-    return t.firstItemFromDeadline() ? b.firstItemFromDeadline() : b.firstItem(t.firstItem());
+    return t.firstItemFromDeadline() ? b.firstItemFromDeadline()
+        : b.firstItem(Objects.requireNonNull(t.firstItem(), "called with a first-item timeout"));
   }
 
   private static StreamTimeouts.Builder idle(StreamTimeouts.Builder b, StreamTimeouts t) {
-    return t.idleFromDeadline() ? b.idleFromDeadline() : b.idle(t.idle());
+    return t.idleFromDeadline() ? b.idleFromDeadline()
+        : b.idle(Objects.requireNonNull(t.idle(), "called with an idle timeout"));
   }
 }

@@ -6,6 +6,7 @@ import io.breakwater.stream.llm.LlmDelta;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * OpenAI chat completions and the servers compatible with it. Deviations handled: role-only and empty deltas
@@ -18,8 +19,8 @@ import java.util.function.UnaryOperator;
 final class OpenAiChatDecoder extends DialectDecoder {
 
   /** The tool calls started, by (choice, index); the number started per choice (for calls without an index). */
-  private Map<Long, Boolean> startedCalls;
-  private Map<Integer, Integer> callsPerChoice;
+  private @Nullable Map<Long, Boolean> startedCalls;
+  private @Nullable Map<Integer, Integer> callsPerChoice;
 
   OpenAiChatDecoder(ObjectMapper mapper, String source, UnaryOperator<String> mask) {
     super(mapper, source, mask);

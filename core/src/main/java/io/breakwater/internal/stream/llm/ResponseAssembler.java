@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Assembles {@link LlmDelta}s into an {@link LlmResponse}, and counts the UTF-8 bytes of the output it keeps (so a
@@ -28,11 +29,11 @@ public final class ResponseAssembler {
   private final TreeMap<Integer, ChoiceBuilder> choices = new TreeMap<>();
   private String id = "";
   private String model = "";
-  private TokenUsage usage;
+  private @Nullable TokenUsage usage;
   private int attempts;
   private boolean completed;
   private long outputBytes;
-  private String text;
+  private @Nullable String text;
 
   public ResponseAssembler() {
     this(DEFAULT_MAPPER);
@@ -166,14 +167,14 @@ public final class ResponseAssembler {
 
   private static final class ChoiceBuilder {
     final int index;
-    StringBuilder text;
-    StringBuilder refusal;
-    StringBuilder reasoning;
-    List<String> signatures;
-    List<String> redacted;
-    Map<Integer, CallBuilder> calls;
-    List<Citation> citations;
-    List<LlmDelta.Output> other;
+    @Nullable StringBuilder text;
+    @Nullable StringBuilder refusal;
+    @Nullable StringBuilder reasoning;
+    @Nullable List<String> signatures;
+    @Nullable List<String> redacted;
+    @Nullable Map<Integer, CallBuilder> calls;
+    @Nullable List<Citation> citations;
+    @Nullable List<LlmDelta.Output> other;
     FinishReason finish = FinishReason.NONE;
     String rawFinish = "";
 
@@ -226,11 +227,11 @@ public final class ResponseAssembler {
           list(redacted), client, server, list(citations), list(other), finish, rawFinish);
     }
 
-    private static String string(StringBuilder b) {
+    private static String string(@Nullable StringBuilder b) {
       return b == null ? "" : b.toString();
     }
 
-    private static <T> List<T> list(List<T> l) {
+    private static <T> List<T> list(@Nullable List<T> l) {
       return l == null ? List.of() : l;
     }
   }
