@@ -305,13 +305,13 @@ public final class SharedRateLimit extends RateEngine {
   }
 
   private void settle(ThrottleSubscriber<?> call, Outcome outcome, long actual, @Nullable Reading reading) {
-    settle(new Settlement(outcome, call.estimate, actual, reading, call.admittedRequests, call.admittedTokens,
+    settle(new Settlement(outcome, call.estimate(), actual, reading, call.admittedRequests, call.admittedTokens,
         call.admittedAt));
   }
 
   @Override
   void completed(ThrottleSubscriber<?> call, long actualTokens) {
-    if (actualTokens >= 0 && actualTokens != call.estimate) {
+    if (actualTokens >= 0 && actualTokens != call.estimate()) {
       settle(call, Outcome.ENDED, actualTokens, null);
     }
   }
