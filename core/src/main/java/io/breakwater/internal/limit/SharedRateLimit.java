@@ -275,22 +275,9 @@ public final class SharedRateLimit extends RateEngine {
       }
       queued = 0;
     }
-    if (error != null) {
-      outage.began(now());
-      LOG.warn("Rate limit '{}': {} did not answer ({}); {} for {}", name(), store, error.toString(),
-          shared.failOpen() ? "calls go through a local limit" : "calls are refused",
-          Durations.format(SharedSettings.STORE_RETRY));
-    }
-    for (Waiter w : waiting) {
-      if (shared.failOpen()) {
-        if (w.grant()) {
-          w.deliver();   // admitted stays null: the call goes through the local fallback
-        }
-      } else {
-        w.fail(new LimitExceededException(name(), Reason.STORE_UNAVAILABLE, null, store + " did not answer and the "
-            + "limit fails closed"));
-      }
-    }
+    // a waiter let through keeps a null admitted: its call goes through the local fallback
+    outage.letThroughOrRefuse(error, now(), shared.failOpen(), LOG, "Rate limit '" + name() + "'", name(), store,
+        "calls go through a local limit", waiting);
   }
 
   private synchronized void leave(Waiter waiter) {
