@@ -21,9 +21,14 @@ fi
 mvn -B -ntp -pl core test -Dtest=TenThousandStreamsTest -Dsurefire.failIfNoSpecifiedTests=false \
   | grep '^P8:' > benchmarks/target/heap.txt \
   || echo "TenThousandStreamsTest printed no P8 line: the report will say P8 was not measured" >&2
+# Issue 17: the share of requests that are retries in a 10-minute outage, as RetryBudgetsTest measures and prints it.
+mvn -B -ntp -pl core test -Dtest=RetryBudgetsTest -Dsurefire.failIfNoSpecifiedTests=false \
+  | grep '^RetryBudgetsTest: 10-minute outage' > benchmarks/target/retry-share.txt \
+  || echo "RetryBudgetsTest printed no outage line: the report will say the retry share was not measured" >&2
 java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.report.BenchmarkReport \
   benchmarks/target/jmh.json docs/benchmarks.md docs/benchmarks.svg \
-  --redis benchmarks/target/redis.md --heap benchmarks/target/heap.txt
+  --redis benchmarks/target/redis.md --heap benchmarks/target/heap.txt \
+  --retry-share benchmarks/target/retry-share.txt
 echo "Wrote docs/benchmarks.md and docs/benchmarks.svg"
 # Pages quote rows of the report (<!-- figures: name -->): refresh them from this run.
 mvn -B -q -ntp -pl examples -am test -Dtest=DocFiguresTest -Dsurefire.failIfNoSpecifiedTests=false \

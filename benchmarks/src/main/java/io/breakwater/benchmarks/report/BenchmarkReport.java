@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * {@code n} cells, which stay the same from run to run.
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.breakwater.benchmarks.report.BenchmarkReport jmh.json out.md out.svg
- * [--redis RedisThroughput's table] [--heap TenThousandStreamsTest's P8 line]}
+ * [--redis RedisThroughput's table] [--heap TenThousandStreamsTest's P8 line]
+ * [--retry-share RetryBudgetsTest's outage lines]}
  */
 public final class BenchmarkReport {
 
@@ -128,11 +129,16 @@ public final class BenchmarkReport {
   private JsonNode first;
   private String redisTable;
   private long[] heap;   // with timers, without, Breakwater's share: bytes per stream
+  /** Calls per second → share of requests that were retries, in a 10-minute full outage. */
+  private final Map<Integer, String> retryShares = new TreeMap<>();
+
+  private static final Pattern RETRY_SHARE_LINE = Pattern.compile(
+      "10-minute outage at (\\d+) calls/s: ([0-9.]+) % of requests are retries");
 
   public static void main(String[] args) throws IOException {
     if (args.length < 3 || args.length % 2 == 0) {
       System.err.println("usage: BenchmarkReport <jmh.json> <out.md> <out.svg> [--redis <RedisThroughput's table>]"
-          + " [--heap <TenThousandStreamsTest's P8 line>]");
+          + " [--heap <TenThousandStreamsTest's P8 line>] [--retry-share <RetryBudgetsTest's outage lines>]");
       System.exit(2);
     }
     BenchmarkReport report = new BenchmarkReport();
@@ -143,7 +149,9 @@ public final class BenchmarkReport {
       switch (args[i]) {
         case "--redis" -> report.redisTable(text);
         case "--heap" -> report.heapLine(text);
-        default -> throw new IllegalArgumentException("unknown option " + args[i] + ": give --redis or --heap");
+        case "--retry-share" -> report.retryShareLines(text);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]
+            + ": give --redis, --heap or --retry-share");
       }
     }
     Files.writeString(Path.of(args[1]), report.markdown(Path.of(args[2]).getFileName().toString()));
@@ -160,6 +168,17 @@ public final class BenchmarkReport {
     Matcher m = HEAP_LINE.matcher(line);
     this.heap = m.find() ? new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)),
         Long.parseLong(m.group(3))} : null;
+  }
+
+  /**
+   * RetryBudgetsTest's lines {@code RetryBudgetsTest: 10-minute outage at <rate> calls/s: <share> % of requests are
+   * retries}; other lines are ignored.
+   */
+  void retryShareLines(String text) {
+    Matcher m = RETRY_SHARE_LINE.matcher(text);
+    while (m.find()) {
+      retryShares.put(Integer.parseInt(m.group(1)), m.group(2));
+    }
   }
 
   void read(Path json) throws IOException {
@@ -403,6 +422,19 @@ public final class BenchmarkReport {
           row("with progress timers", String.valueOf(heap[0])),
           row("without (the bare streams)", String.valueOf(heap[1])),
           row("Breakwater's share", String.valueOf(heap[2]))));
+    }
+
+    md.append("\n## Retries in a full outage (issue 17)\n\n");
+    if (retryShares.isEmpty()) {
+      md.append("Not measured in this run.\n");
+    } else {
+      md.append("`RetryBudgetsTest` (core), in the same run of `run-report.sh`, in virtual time: every call fails for "
+          + "10 minutes and asks for up to 3 retries, through `retryWithBudget` with the default budget "
+          + "(`RetryBudget.ofDefaults()`); the share of all requests that were retries. Target: under 15 % at every "
+          + "rate; see [retry.md](retry.md#the-default-dependency-budget).\n\n");
+      List<String> rows = new ArrayList<>();
+      retryShares.forEach((rate, share) -> rows.add(row(rate + (rate == 1 ? " call/s" : " calls/s"), share + " %")));
+      table(md, "retry-share", 1, row("full outage, 10 minutes", "retries, share of all requests"), rows);
     }
 
     md.append("\n## Overhead per operator\n\nScore − the no-operator baseline of the same class, in time and "

@@ -61,6 +61,27 @@ class BenchmarkReportTest {
   }
 
   @Test
+  void theRetrySharesOfRetryBudgetsTestBecomeATableByRate() {
+    report.retryShareLines(String.join("\n",
+        "RetryBudgetsTest: 10-minute outage at 20 calls/s: 13.1 % of requests are retries",
+        "[main] INFO something else",
+        "RetryBudgetsTest: 10-minute outage at 1 calls/s: 14.2 % of requests are retries",
+        "RetryBudgetsTest: 10-minute outage at 200 calls/s: 13.0 % of requests are retries"));
+    String md = report.markdown("benchmarks.svg");
+
+    assertThat(md).contains("<!-- figures: retry-share key=1 -->\n"
+        + "| full outage, 10 minutes | retries, share of all requests |\n|---|---|\n"
+        + "| 1 call/s | 14.2 % |\n| 20 calls/s | 13.1 % |\n| 200 calls/s | 13.0 % |\n");
+  }
+
+  @Test
+  void withoutRetryShareLinesTheRetrySectionSaysSo() {
+    String md = report.markdown("benchmarks.svg");
+
+    assertThat(md).contains("## Retries in a full outage (issue 17)\n\nNot measured in this run.");
+  }
+
+  @Test
   void theTargetsAreThoseOfPerformanceMdComputedFromTheRun() {
     report.heapLine("P8: 323 B of heap per stream with timers, 58 B without: Breakwater's share 265 B");
     String md = report.markdown("benchmarks.svg");

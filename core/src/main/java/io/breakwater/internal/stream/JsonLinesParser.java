@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.ByteProcessor;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -15,17 +14,13 @@ import java.util.List;
  */
 public final class JsonLinesParser {
 
-  private static final int INITIAL_CAPACITY = 128;
-  private static final int SHRINK_ABOVE = 64 * 1024;
-
   private final int maxBytes;
-  private byte[] line = new byte[INITIAL_CAPACITY];
-  private int lineLength;
-  private boolean firstLine = true;
+  private final LineBuffer line;
   private List<String> out;
 
   public JsonLinesParser(int maxBytes) {
     this.maxBytes = maxBytes;
+    this.line = new LineBuffer(maxBytes);
   }
 
   /** Parses all readable bytes of {@code buffer} (without moving its reader index); the lines completed by it. */
@@ -42,9 +37,7 @@ public final class JsonLinesParser {
       i = eol + 1;
       processLine();
     }
-    if (lineLength == 0 && line.length > SHRINK_ABOVE) {
-      line = new byte[INITIAL_CAPACITY];   // a large line must not pin a large buffer for the rest of the stream
-    }
+    line.shrinkIfIdle();
     List<String> lines = out;
     if (lines == null) {
       return List.of();
@@ -55,41 +48,30 @@ public final class JsonLinesParser {
 
   /** The capacity of the line buffer, the memory this parser holds between buffers. For tests. */
   int retainedBytes() {
-    return line.length;
+    return line.bytes.length;
   }
 
   private void append(ByteBuf buffer, int index, int length) {
     if (length == 0) {
       return;
     }
-    int needed = lineLength + length;
-    if (needed > maxBytes) {
+    if (line.length + length > maxBytes) {
       throw new EventTooLargeException(maxBytes, "ndjson-decoder", "NDJSON line exceeds " + maxBytes
           + " bytes: raise the limit with JsonLines.builder().maxLineBytes(n) if such lines are expected");
     }
-    if (needed > line.length) {
-      line = Arrays.copyOf(line, Math.min(maxBytes, Math.max(needed, line.length * 2)));
-    }
-    buffer.getBytes(index, line, lineLength, length);
-    lineLength = needed;
+    line.append(buffer, index, length);
   }
 
   private void processLine() {
-    int start = 0;
-    int end = lineLength;
-    lineLength = 0;
-    if (firstLine) {
-      firstLine = false;
-      if (end >= 3 && line[0] == (byte) 0xEF && line[1] == (byte) 0xBB && line[2] == (byte) 0xBF) {
-        start = 3;
-      }
-    }
-    if (end > start && line[end - 1] == '\r') {
+    int end = line.end();
+    int start = line.start(end);
+    byte[] bytes = line.bytes;
+    if (end > start && bytes[end - 1] == '\r') {
       end--;
     }
     boolean blank = true;
     for (int i = start; i < end && blank; i++) {
-      byte b = line[i];
+      byte b = bytes[i];
       blank = b == ' ' || b == '\t' || b == '\r';
     }
     if (blank) {
@@ -98,6 +80,6 @@ public final class JsonLinesParser {
     if (out == null) {
       out = new ArrayList<>(4);
     }
-    out.add(new String(line, start, end - start, StandardCharsets.UTF_8));
+    out.add(new String(bytes, start, end - start, StandardCharsets.UTF_8));
   }
 }

@@ -22,22 +22,19 @@ public final class SseParser {
   private static final byte COLON = ':';
   private static final byte SPACE = ' ';
 
-  private static final int INITIAL_CAPACITY = 128;
   private static final int SHRINK_ABOVE = 64 * 1024;
 
   private final int maxBytes;
   private final boolean comments;
 
-  private byte[] line = new byte[INITIAL_CAPACITY];
-  private int lineLength;
-  private byte[] data = new byte[INITIAL_CAPACITY];
+  private final LineBuffer line;
+  private byte[] data = new byte[LineBuffer.INITIAL_CAPACITY];
   private int dataLength;
   private String eventType;
   private String lastEventId = "";
   private long retry = -1;
   /** The previous buffer ended with CR: a LF at the start of the next one belongs to it. */
   private boolean afterCr;
-  private boolean firstLine = true;
 
   private List<ServerSentEvent> out;
   /** The error that ended this stream, once a line or an event went over the limit. */
@@ -46,6 +43,7 @@ public final class SseParser {
   public SseParser(int maxBytes, boolean comments) {
     this.maxBytes = maxBytes;
     this.comments = comments;
+    this.line = new LineBuffer(maxBytes);
   }
 
   /**
@@ -133,55 +131,41 @@ public final class SseParser {
 
   /** A large event must not pin a large buffer for the rest of a long stream. */
   private void shrinkIdleBuffers() {
-    if (lineLength == 0 && line.length > SHRINK_ABOVE) {
-      line = new byte[INITIAL_CAPACITY];
-    }
+    line.shrinkIfIdle();
     if (dataLength == 0 && data.length > SHRINK_ABOVE) {
-      data = new byte[INITIAL_CAPACITY];
+      data = new byte[LineBuffer.INITIAL_CAPACITY];
     }
   }
 
   /** The bytes of the line and the event being assembled: at most the limit. For tests. */
   int bufferedBytes() {
-    return lineLength + dataLength;
+    return line.length + dataLength;
   }
 
   /** The capacity of the line and event buffers, the memory this parser holds between buffers. For tests. */
   int retainedBytes() {
-    return line.length + data.length;
+    return line.bytes.length + data.length;
   }
 
   private void append(ByteBuf buffer, int index, int length) {
     if (length == 0) {
       return;
     }
-    int needed = lineLength + length;
+    int needed = line.length + length;
     if (needed > maxBytes || needed + dataLength > maxBytes) {
       throw new EventTooLargeException(maxBytes);
     }
-    if (needed > line.length) {
-      line = Arrays.copyOf(line, Math.min(maxBytes, Math.max(needed, line.length * 2)));
-    }
-    buffer.getBytes(index, line, lineLength, length);
-    lineLength = needed;
+    line.append(buffer, index, length);
   }
 
   private void processLine() {
-    int start = 0;
-    int length = lineLength;
-    lineLength = 0;
-    if (firstLine) {
-      firstLine = false;
-      if (length >= 3 && line[0] == (byte) 0xEF && line[1] == (byte) 0xBB && line[2] == (byte) 0xBF) {
-        start = 3;
-      }
-    }
-    int end = length;
+    int end = line.end();
+    int start = line.start(end);
     if (start == end) {
       dispatch();
       return;
     }
-    byte[] l = line;
+    byte[] l = line.bytes;
     if (l[start] == COLON) {
       if (comments) {
         emit(ServerSentEvent.comment(value(start + 1, end), lastEventId, retry));
@@ -210,7 +194,7 @@ public final class SseParser {
   }
 
   private void appendData(int valueStart, int end) {
-    if (valueStart < end && line[valueStart] == SPACE) {
+    if (valueStart < end && line.bytes[valueStart] == SPACE) {
       valueStart++;
     }
     int length = end - valueStart;
@@ -221,13 +205,13 @@ public final class SseParser {
     if (needed > data.length) {
       data = Arrays.copyOf(data, Math.min(maxBytes, Math.max(needed, data.length * 2)));
     }
-    System.arraycopy(line, valueStart, data, dataLength, length);
+    System.arraycopy(line.bytes, valueStart, data, dataLength, length);
     data[needed - 1] = LF;
     dataLength = needed;
   }
 
   private void retry(int valueStart, int end) {
-    if (valueStart < end && line[valueStart] == SPACE) {
+    if (valueStart < end && line.bytes[valueStart] == SPACE) {
       valueStart++;
     }
     if (valueStart == end) {
@@ -235,7 +219,7 @@ public final class SseParser {
     }
     long value = 0;
     for (int i = valueStart; i < end; i++) {
-      byte b = line[i];
+      byte b = line.bytes[i];
       if (b < '0' || b > '9') {
         return;
       }
@@ -246,7 +230,7 @@ public final class SseParser {
 
   private boolean containsNul(int valueStart, int end) {
     for (int i = valueStart; i < end; i++) {
-      if (line[i] == 0) {
+      if (line.bytes[i] == 0) {
         return true;
       }
     }
@@ -255,10 +239,10 @@ public final class SseParser {
 
   /** The value from {@code valueStart} to {@code end}, one leading space stripped, decoded as UTF-8. */
   private String value(int valueStart, int end) {
-    if (valueStart < end && line[valueStart] == SPACE) {
+    if (valueStart < end && line.bytes[valueStart] == SPACE) {
       valueStart++;
     }
-    return valueStart == end ? "" : new String(line, valueStart, end - valueStart, StandardCharsets.UTF_8);
+    return valueStart == end ? "" : new String(line.bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
   }
 
   private void dispatch() {
