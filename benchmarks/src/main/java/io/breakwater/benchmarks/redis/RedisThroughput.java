@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -28,6 +30,10 @@ import reactor.core.publisher.Mono;
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.breakwater.benchmarks.redis.RedisThroughput [concurrency] [calls]}
  * (defaults 32 and 100 000). Prints a Markdown table.
+ *
+ * <p>With {@code taskset} on the PATH and two or more CPUs, the clients (this JVM, every thread of it, and
+ * {@code redis-benchmark}) run on CPU 0 and {@code redis-server} on CPU 1, as issue 20 asks: the ratio then reflects
+ * each client's cost, not the two sharing a core with the server. The table's first line says whether it was pinned.
  */
 public final class RedisThroughput {
 
@@ -39,12 +45,13 @@ public final class RedisThroughput {
       port = socket.getLocalPort();
     }
     Path dir = Files.createTempDirectory("bw-redis-bench");
-    Process redis = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-        "--save", "", "--appendonly", "no", "--dir", dir.toString())
+    boolean pinned = pinClientsToCpuZero();
+    Process redis = new ProcessBuilder(pinned(pinned, "1", "redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+        "--save", "", "--appendonly", "no", "--dir", dir.toString()))
         .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
     try {
       Thread.sleep(500);
-      double setOps = redisBenchmark(port, concurrency, calls);
+      double setOps = redisBenchmark(port, concurrency, calls, pinned);
 
       Config config = new Config();
       config.useSingleServer().setAddress("redis://127.0.0.1:" + port)
@@ -57,8 +64,8 @@ public final class RedisThroughput {
         run(policy, concurrency, calls / 10, "warm-up");          // JIT and scripts loaded
         double missOps = run(policy, concurrency, calls, "miss");  // new keys: claim + complete
         double hitOps = run(policy, concurrency, calls, "miss");   // the same keys again: claim answers Done
-        System.out.printf(Locale.ROOT, "| measure (concurrency %d, %d calls) | ops/s | ratio to SET |%n",
-            concurrency, calls);
+        System.out.printf(Locale.ROOT, "| measure (concurrency %d, %d calls%s) | ops/s | ratio to SET |%n",
+            concurrency, calls, pinned ? ", clients on CPU 0, redis-server on CPU 1" : ", not pinned");
         System.out.println("|---|---|---|");
         System.out.printf(Locale.ROOT, "| redis-benchmark SET | %.0f | 1.00 |%n", setOps);
         System.out.printf(Locale.ROOT, "| idempotentBy hit (1 round trip) | %.0f | %.2f |%n", hitOps, hitOps / setOps);
@@ -82,10 +89,38 @@ public final class RedisThroughput {
     return calls / ((System.nanoTime() - start) / 1e9);
   }
 
-  private static double redisBenchmark(int port, int concurrency, int calls) throws IOException,
+  /** Pins every thread of this JVM (and so the threads it starts later) to CPU 0; false if that is not possible. */
+  private static boolean pinClientsToCpuZero() {
+    if (Runtime.getRuntime().availableProcessors() < 2) {
+      return false;
+    }
+    try {
+      Process taskset = new ProcessBuilder("taskset", "-a", "-cp", "0",
+          Long.toString(ProcessHandle.current().pid())).redirectErrorStream(true).start();
+      taskset.getInputStream().readAllBytes();
+      return taskset.waitFor() == 0;
+    } catch (IOException e) {
+      return false;   // no taskset: measured unpinned, and the table says so
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** {@code command} run on {@code cpu} when pinning, as is otherwise. */
+  private static List<String> pinned(boolean pinned, String cpu, String... command) {
+    List<String> line = new ArrayList<>();
+    if (pinned) {
+      line.addAll(List.of("taskset", "-c", cpu));
+    }
+    line.addAll(List.of(command));
+    return line;
+  }
+
+  private static double redisBenchmark(int port, int concurrency, int calls, boolean pinned) throws IOException,
       InterruptedException {
-    Process bench = new ProcessBuilder("redis-benchmark", "-h", "127.0.0.1", "-p", Integer.toString(port), "-t",
-        "set", "-c", Integer.toString(concurrency), "-n", Integer.toString(calls), "-q")
+    Process bench = new ProcessBuilder(pinned(pinned, "0", "redis-benchmark", "-h", "127.0.0.1", "-p",
+        Integer.toString(port), "-t", "set", "-c", Integer.toString(concurrency), "-n", Integer.toString(calls), "-q"))
         .redirectErrorStream(true).start();
     String output = new String(bench.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     bench.waitFor();

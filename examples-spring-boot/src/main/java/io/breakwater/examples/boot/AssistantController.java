@@ -1,6 +1,6 @@
 package io.breakwater.examples.boot;
 
-// snippet:boot-imports
+// snippet:boot-controller
 import static io.breakwater.Breakwater.withTaskBudget;
 
 import io.breakwater.agent.TaskBudget;
@@ -16,7 +16,6 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
-// end-snippet
 
 /** One agent step: ask the weather and the flights tools, and give the model what each said, failures included. */
 @RestController
@@ -26,7 +25,6 @@ class AssistantController {
   private final Tool<String, String> flights;
   private final DeadlineDefaults deadlines;
 
-  // snippet:boot-tools-from-yml
   AssistantController(ToolDescriptors tools, DeadlineDefaults deadlines, WebClient.Builder http,
       @Value("${travel.weather-url}") String weatherUrl, @Value("${travel.flights-url}") String flightsUrl) {
     this.deadlines = deadlines;
@@ -37,9 +35,7 @@ class AssistantController {
     this.flights = Tool.of(tools.descriptor("flights.search"),
         city -> flightsApi.get().uri("/flights/{city}", city).retrieve().bodyToMono(String.class), String.class);
   }
-  // end-snippet
 
-  // snippet:boot-agent-step
   @GetMapping("/assistant/step")
   Mono<Map<String, String>> step(@RequestParam String city) {
     TaskBudget budget = TaskBudget.builder(deadlines.spec("assistant-step", Duration.ofSeconds(10)))
@@ -51,7 +47,6 @@ class AssistantController {
         .map(both -> Map.of("weather", both.getT1(), "flights", both.getT2()))
         .transformDeferred(withTaskBudget(budget));      // nested in the request's own deadline, if it sent one
   }
-  // end-snippet
 
   /**
    * A client of one API. Boot's builder carries {@code BreakwaterExchangeFilter} (the starter puts it there, since
@@ -62,3 +57,4 @@ class AssistantController {
     return http.clone().baseUrl(baseUrl).build();
   }
 }
+// end-snippet

@@ -15,17 +15,23 @@ public final class ColdStart {
   /** A probe of {@code scheduler} and breakers that ask it; dispose the probe when the registry goes. */
   public static CircuitBreakerRegistry breakers(Supplier<Scheduler> scheduler, MeterRegistry meters,
       SchedulerLag[] probe) {
-    // snippet:breaker-scheduler-lag
-    SchedulerLag lag = SchedulerLag.builder()
+    SchedulerLag lag = lag(scheduler, meters);
+    probe[0] = lag;
+    return breakers(lag, scheduler);
+  }
+
+  // snippet:breaker-scheduler-lag
+  static SchedulerLag lag(Supplier<Scheduler> scheduler, MeterRegistry meters) {
+    return SchedulerLag.builder()
         .scheduler(scheduler)                 // a Supplier<Scheduler> your timeouts run on (default Schedulers::parallel)
         .meterRegistry(meters)                // breakwater.scheduler.lag
         .start();                             // yours: lag.dispose() on shutdown cancels its timer
+  }
 
-    CircuitBreakerRegistry breakers = CircuitBreakerRegistry.builder()
+  static CircuitBreakerRegistry breakers(SchedulerLag lag, Supplier<Scheduler> scheduler) {
+    return CircuitBreakerRegistry.builder()
         .breakers(name -> CircuitBreaker.builder(name).schedulerLag(lag).scheduler(scheduler).build())
         .build();
-    // end-snippet
-    probe[0] = lag;
-    return breakers;
   }
+  // end-snippet
 }

@@ -15,28 +15,30 @@ public final class Tenants {
   /** Where the web layer puts the tenant id in the Reactor Context. */
   public static final String TENANT = "tenant";
 
+  // snippet:domain-documents
   /** A search over a tenant's documents. */
   public record Search(String query) {}
+  // end-snippet
 
   private Tenants() {}
 
   /** The documents tool, deduplicated per tenant. */
+  // snippet:agent-tenants
   public static Tool<Search, String> documents(IdempotencyStore store, Function<Search, Mono<String>> search) {
-    // snippet:agent-tenants
     ToolDescriptor documents = ToolDescriptor.builder("docs.search")
         .sideEffect(SideEffect.READ_ONLY)
         .idempotency(IdempotencyPolicy.of(store))
-        .idempotencyNamespace(ctx -> ctx.get(TENANT))   // the tenant, read from each call's Reactor Context
+        .idempotencyNamespace(ctx -> ctx.get("tenant"))   // the tenant, read from each call's Reactor Context
         .build();                                       // without it (or .singleTenant()), build() refuses
-    // end-snippet
     return Tool.of(documents, search, String.class);
   }
+  // end-snippet
 
   /** A call made on behalf of {@code tenant}. */
+  // snippet:agent-tenants-call
   public static Mono<String> searchAs(String tenant, Tool<Search, String> documents, Search search) {
-    // snippet:agent-tenants-call
     return documents.call(search)
-        .contextWrite(Context.of(TENANT, tenant));       // put by the web layer around the whole task
-    // end-snippet
+        .contextWrite(Context.of("tenant", tenant));     // put by the web layer around the whole task
   }
+  // end-snippet
 }

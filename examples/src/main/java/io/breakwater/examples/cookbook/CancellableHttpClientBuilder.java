@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * started its request on another thread would leave the body unknown, and cancellation would fall back to the
  * {@code StreamingHandle}. Thread-safe.
  */
+// snippet:cookbook-langchain4j-body
 public final class CancellableHttpClientBuilder implements HttpClientBuilder {
 
   private static final ThreadLocal<Body> STARTING = new ThreadLocal<>();
@@ -125,7 +126,6 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
         return client.execute(request);
       }
 
-      // snippet:cookbook-langchain4j-body
       @Override
       public void execute(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
         Body body = STARTING.get();           // set by the adapter around model.chat(..)
@@ -139,7 +139,7 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
           parser.parse(stream, events);
         }, listener);
       }
-      // end-snippet
     };
   }
 }
+// end-snippet

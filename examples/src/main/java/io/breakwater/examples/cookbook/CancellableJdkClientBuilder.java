@@ -1,6 +1,5 @@
 package io.breakwater.examples.cookbook;
 
-import io.breakwater.examples.cookbook.CancellableHttpClientBuilder.Body;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieHandler;
@@ -22,12 +21,13 @@ import javax.net.ssl.SSLParameters;
  * JDK's future aborts the exchange and closes its connection). Everything else is the JDK client's, unchanged. For
  * LangChain4j's {@code JdkHttpClientBuilder.httpClientBuilder(..)}, by {@link CancellableHttpClientBuilder}.
  */
+// snippet:cookbook-langchain4j-jdk-client
 final class CancellableJdkClientBuilder implements HttpClient.Builder {
 
   private final HttpClient.Builder builder;
-  private final Supplier<Body> starting;
+  private final Supplier<CancellableHttpClientBuilder.Body> starting;
 
-  CancellableJdkClientBuilder(HttpClient.Builder builder, Supplier<Body> starting) {
+  CancellableJdkClientBuilder(HttpClient.Builder builder, Supplier<CancellableHttpClientBuilder.Body> starting) {
     this.builder = builder;
     this.starting = starting;
   }
@@ -40,7 +40,7 @@ final class CancellableJdkClientBuilder implements HttpClient.Builder {
       public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
           HttpResponse.BodyHandler<T> handler) {
         CompletableFuture<HttpResponse<T>> response = client.sendAsync(request, handler);
-        Body body = starting.get();
+        CancellableHttpClientBuilder.Body body = starting.get();
         if (body != null) {
           body.requested(response);
         }
@@ -166,3 +166,4 @@ final class CancellableJdkClientBuilder implements HttpClient.Builder {
     return this;
   }
 }
+// end-snippet

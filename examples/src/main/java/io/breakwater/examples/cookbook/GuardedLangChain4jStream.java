@@ -54,9 +54,13 @@ public final class GuardedLangChain4jStream {
   }
   // end-snippet
 
+  public Flux<String> answer(String question) {
+    return answer(model, timeouts, retry, question);
+  }
+
   // snippet:cookbook-langchain4j-guarded
   /** The answer, token by token: asked again while no token came, failed by a stall after the first. */
-  public Flux<String> answer(String question) {
+  static Flux<String> answer(StreamingChatModel model, StreamTimeouts timeouts, RetryPolicy retry, String question) {
     ChatRequest request = ChatRequest.builder().messages(UserMessage.from(question)).build();
     return LangChain4jTokens.tokens(model, request)
         .transformDeferred(streamTimeouts(timeouts))  // a first token in time, then no stall longer than idle

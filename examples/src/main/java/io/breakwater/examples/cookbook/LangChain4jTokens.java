@@ -8,7 +8,6 @@ import dev.langchain4j.model.chat.response.PartialResponse;
 import dev.langchain4j.model.chat.response.PartialResponseContext;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.chat.response.StreamingHandle;
-import io.breakwater.examples.cookbook.CancellableHttpClientBuilder.Body;
 import io.breakwater.failure.HttpStatusException;
 import java.util.Map;
 import reactor.core.publisher.Flux;
@@ -37,6 +36,7 @@ import reactor.core.publisher.FluxSink;
  *       without that builder a stream cancelled before its first token is closed only when that token comes.</li>
  * </ul>
  */
+// snippet:cookbook-langchain4j-adapter
 public final class LangChain4jTokens {
 
   /** The most tokens kept for a subscriber that does not request them: far more than one answer's worth. */
@@ -44,7 +44,6 @@ public final class LangChain4jTokens {
 
   private LangChain4jTokens() {}
 
-  // snippet:cookbook-langchain4j-adapter
   /** The answer to {@code request}, token by token; cancelling the Flux cancels the model's stream. */
   public static Flux<String> tokens(StreamingChatModel model, ChatRequest request) {
     return Flux.<String>create(sink -> {
@@ -55,14 +54,13 @@ public final class LangChain4jTokens {
         }, FluxSink.OverflowStrategy.IGNORE)
         .onBackpressureBuffer(MAX_BUFFERED_TOKENS);   // the model cannot be paused: buffer, bounded
   }
-  // end-snippet
 
   /** Forwards LangChain4j's callbacks to the sink; cancels LangChain4j's stream when the sink is cancelled. */
   private static final class TokenHandler implements StreamingChatResponseHandler {
 
-    // snippet:cookbook-langchain4j-handler
     private final FluxSink<String> sink;
-    private final Body body = new Body();     // the response body, if the model is built to give it
+    // the response body, if the model is built to give it
+    private final CancellableHttpClientBuilder.Body body = new CancellableHttpClientBuilder.Body();
     private volatile StreamingHandle handle;  // LangChain4j's, handed out with each token
     private volatile boolean cancelled;
 
@@ -88,9 +86,7 @@ public final class LangChain4jTokens {
         current.cancel();                     // does the same, with LangChain4j's own handle
       }
     }
-    // end-snippet
 
-    // snippet:cookbook-langchain4j-errors
     @Override
     public void onCompleteResponse(ChatResponse response) {
       sink.complete();
@@ -112,6 +108,6 @@ public final class LangChain4jTokens {
       }
       return error;
     }
-    // end-snippet
   }
 }
+// end-snippet

@@ -64,9 +64,13 @@ public final class ReactorNettyTools {
   }
   // end-snippet
 
+  public Mono<String> get(String path) {
+    return get(http, breaker, retry, path);
+  }
+
   // snippet:cookbook-reactor-netty-tool
   /** A read-only tool: GET {@code path}; an attempt gets at most 2 s, the whole call 10 s. */
-  public Mono<String> get(String path) {
+  static Mono<String> get(HttpClient http, CircuitBreaker breaker, RetryPolicy retry, String path) {
     return HttpResponses.bodyAsString(http.get().uri(path))        // an error status: HttpStatusException
         .transformDeferred(perCallTimeout(Duration.ofSeconds(2)))  // instead of responseTimeout
         .transformDeferred(guardedBy(breaker))
@@ -75,9 +79,14 @@ public final class ReactorNettyTools {
   }
   // end-snippet
 
+  public Mono<String> deposit(Deposit deposit) {
+    return deposit(http, breaker, retry, store, deposit);
+  }
+
   // snippet:cookbook-reactor-netty-payment
   /** A payment: at most one charge per booking; the API gets the key (the client sends it) to dedupe too. */
-  public Mono<String> deposit(Deposit deposit) {
+  static Mono<String> deposit(HttpClient http, CircuitBreaker breaker, RetryPolicy retry,
+      IdempotencyStore store, Deposit deposit) {
     IdempotencyKey key = IdempotencyKey.explicit("payments.deposit", deposit.bookingId(), deposit);
     return HttpResponses.bodyAsString(http.post().uri("/payments")
             .send(ByteBufMono.fromString(Mono.just(deposit.bookingId() + "," + deposit.amountEuros()))))
@@ -90,9 +99,13 @@ public final class ReactorNettyTools {
   }
   // end-snippet
 
+  public Flux<String> events(String path, StreamTimeouts timeouts) {
+    return events(http, path, timeouts);
+  }
+
   // snippet:cookbook-reactor-netty-events
   /** A job's progress as server-sent events, timed by progress: a first event in time, then no stall past idle. */
-  public Flux<String> events(String path, StreamTimeouts timeouts) {
+  static Flux<String> events(HttpClient http, String path, StreamTimeouts timeouts) {
     return http.get().uri(path)
         .response((response, body) -> response.status().code() >= 400
             ? HttpResponses.statusError(response, body)

@@ -65,9 +65,13 @@ public final class WebClientTools {
         .build();
   }
 
+  public Mono<String> get(String path) {
+    return get(http, breaker, retry, path);
+  }
+
   // snippet:cookbook-webclient-tool
   /** A read-only tool: GET {@code path}, within 10 s, retried and guarded. */
-  public Mono<String> get(String path) {
+  static Mono<String> get(WebClient http, CircuitBreaker breaker, RetryPolicy retry, String path) {
     return http.get().uri(path)
         .retrieve()
         .bodyToMono(String.class)
@@ -78,9 +82,14 @@ public final class WebClientTools {
   }
   // end-snippet
 
+  public Mono<String> deposit(Deposit deposit) {
+    return deposit(http, breaker, retry, store, deposit);
+  }
+
   // snippet:cookbook-webclient-payment
   /** A payment: at most one charge per booking, however often the model asks for it. */
-  public Mono<String> deposit(Deposit deposit) {
+  static Mono<String> deposit(WebClient http, CircuitBreaker breaker, RetryPolicy retry,
+      IdempotencyStore store, Deposit deposit) {
     IdempotencyKey key = IdempotencyKey.explicit("payments.deposit", deposit.bookingId(), deposit);
     return http.post().uri("/payments")              // the filter sends the key: the API dedupes too
         .bodyValue(deposit)
@@ -95,9 +104,13 @@ public final class WebClientTools {
   }
   // end-snippet
 
+  public Flux<String> events(String path, StreamTimeouts timeouts) {
+    return events(http, path, timeouts);
+  }
+
   // snippet:cookbook-webclient-events
   /** A job's progress as server-sent events, timed by progress: a first event in time, then no stall past idle. */
-  public Flux<String> events(String path, StreamTimeouts timeouts) {
+  static Flux<String> events(WebClient http, String path, StreamTimeouts timeouts) {
     return http.get().uri(path)
         .retrieve()
         .bodyToFlux(String.class)                     // each event's data; comments (heartbeats) are not items

@@ -22,8 +22,8 @@ public final class Agents {
 
   private Agents() {}
 
+  // snippet:agent-tool
   public static Mono<String> searchFlights(Flights client, CircuitBreakerRegistry breakers, Query query) {
-    // snippet:agent-tool
     ToolDescriptor searchFlights = ToolDescriptor.builder("flights.search")
         .sideEffect(SideEffect.READ_ONLY)
         .timeouts(CallTimeouts.adaptive().percentile(99).build())    // learnt per tool; 30 s until 50 calls and 1 min
@@ -44,7 +44,7 @@ public final class Agents {
 
     Mono<String> forModel = flights.outcome(query).map(ToolOutcome::forModel)   // a value, or feedback; never an error
         .transformDeferred(withTaskBudget(budget));                              // around the whole task in practice
-    // end-snippet
     return forModel;
   }
+  // end-snippet
 }

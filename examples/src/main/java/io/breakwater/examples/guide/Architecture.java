@@ -15,16 +15,16 @@ public final class Architecture {
 
   private Architecture() {}
 
+  // snippet:architecture-composition-order
   public static Mono<Receipt> compose(Mono<Receipt> call, CircuitBreaker breaker, RetryPolicy policy,
       IdempotencyKey key, IdempotencyStore store, DeadlineSpec taskBudget) {
-    // snippet:architecture-composition-order
     Mono<Receipt> guarded = call
         .transformDeferred(perCallTimeout())                    // each attempt: min(remaining × 0.6, 12 s)
         .transformDeferred(guardedBy(breaker))                  // every attempt passes the breaker
         .transformDeferred(retryWithBudget(policy))             // retries, bounded by budgets and the deadline
         .transformDeferred(idempotentBy(key, store, Receipt.class))  // a hit skips all of the above
         .transformDeferred(withDeadline(taskBudget));           // outermost: everything inside reads it
-    // end-snippet
     return guarded;
   }
+  // end-snippet
 }

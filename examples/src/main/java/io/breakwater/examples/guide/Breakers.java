@@ -20,8 +20,8 @@ public final class Breakers {
 
   private Breakers() {}
 
+  // snippet:breaker-guard
   public static Function<String, Mono<Forecast>> forecasts(Weather client, RetryPolicy policy) {
-    // snippet:breaker-guard
     CircuitBreaker breaker = CircuitBreaker.builder("weather")
         .failureRateThreshold(0.5)
         .minimumCalls(20)
@@ -32,9 +32,9 @@ public final class Breakers {
         .transformDeferred(perCallTimeout())      // a hung call ends as TIMEOUT, which the breaker counts
         .transformDeferred(guardedBy(breaker))    // every attempt passes the breaker
         .transformDeferred(retryWithBudget(policy));
-    // end-snippet
     return forecast;
   }
+  // end-snippet
 
   public static CircuitBreakerRegistry registry() {
     // snippet:breaker-registry
@@ -47,12 +47,12 @@ public final class Breakers {
     return breakers;
   }
 
+  // snippet:breaker-registry-use
   public static Mono<String> send(CircuitBreakerRegistry breakers, Function<String, Mono<String>> gmail,
       String draft) {
-    // snippet:breaker-registry-use
     return gmail.apply(draft).transformDeferred(guardedBy(breakers, "gmail.send"));
-    // end-snippet
   }
+  // end-snippet
 
   /**
    * A {@link BreakerStateStore} that tells an audit log about every transition a breaker of this instance makes, and

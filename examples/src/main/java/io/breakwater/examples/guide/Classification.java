@@ -10,6 +10,7 @@ public final class Classification {
 
   private Classification() {}
 
+  // snippet:domain-payment-errors
   /** The payment provider refused by its own rules: asking again will not change its mind. */
   public static final class PaymentDeclinedException extends RuntimeException {
     public PaymentDeclinedException(String message) {
@@ -30,6 +31,7 @@ public final class Classification {
       return status;
     }
   }
+  // end-snippet
 
   /** A retry policy and a breaker that classify the same way. */
   public record Payments(RetryPolicy retry, CircuitBreaker breaker) {}

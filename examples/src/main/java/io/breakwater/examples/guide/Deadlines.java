@@ -25,6 +25,7 @@ public final class Deadlines {
 
   private Deadlines() {}
 
+  // snippet:domain-deadlines
   /** A client whose calls take an explicit timeout. */
   public interface TimedFlights {
     Mono<Offers> search(Query query, Duration timeout);
@@ -34,37 +35,38 @@ public final class Deadlines {
   public interface LegacyClient {
     String call(Duration timeout);
   }
+  // end-snippet
 
+  // snippet:deadline-set
   public static Mono<Itinerary> plan(Planner planner, TripRequest request) {
-    // snippet:deadline-set
     Mono<Itinerary> plan = planner.plan(request)
         .transformDeferred(withDeadline(DeadlineSpec.builder(Duration.ofSeconds(30)).name("plan-trip").build()));
-    // end-snippet
     return plan;
   }
+  // end-snippet
 
   /** Passes the time left to a client that takes a timeout; 30 s when no deadline is set. */
+  // snippet:deadline-read
   public static Mono<Offers> searchWithinDeadline(TimedFlights client, Query query) {
-    // snippet:deadline-read
     Mono<Offers> offers = Mono.deferContextual(ctx -> Deadline.from(ctx)
         .map(d -> client.search(query, d.remaining()))
         .orElseGet(() -> client.search(query, Duration.ofSeconds(30))));
-    // end-snippet
     return offers;
   }
+  // end-snippet
 
   /** A blocking call that reads the deadline from its thread. */
+  // snippet:deadline-thread-local
   public static Mono<String> legacy(LegacyClient legacyClient) {
-    // snippet:deadline-thread-local
     Hooks.enableAutomaticContextPropagation();   // once, at start-up
 
     Mono<String> answer = Mono.fromCallable(() -> legacyClient.call(Deadline.current().map(Deadline::remaining)
             .orElseThrow()))
         .subscribeOn(Schedulers.boundedElastic())
         .transformDeferred(withDeadline(Duration.ofSeconds(5)));
-    // end-snippet
     return answer;
   }
+  // end-snippet
 
   /** A client that sends the time left, and a loopback server that honours it. */
   public record Service(HttpClient client, DisposableServer server) implements AutoCloseable {
@@ -75,15 +77,21 @@ public final class Deadlines {
   }
 
   public static Service service(Function<HttpServerRequest, String> answer) {
-    // snippet:deadline-header
+    DisposableServer server = server(answer);
+    return new Service(client().host("127.0.0.1").port(server.port()), server);
+  }
+
+  // snippet:deadline-header
+  static HttpClient client() {
     DeadlineHeader header = DeadlineHeader.standard();
+    return header.sendOn(HttpClient.create());   // every request carries the deadline in its Context
+  }
 
-    HttpClient client = header.sendOn(HttpClient.create());   // every request carries the deadline in its Context
-
-    DisposableServer server = HttpServer.create().host("127.0.0.1").port(0)
+  static DisposableServer server(Function<HttpServerRequest, String> answer) {
+    DeadlineHeader header = DeadlineHeader.standard();
+    return HttpServer.create().host("127.0.0.1").port(0)     // a downstream service that honours the deadline
         .handle(header.honour((request, response) -> response.sendString(Mono.just(answer.apply(request)))))
         .bindNow();
-    // end-snippet
-    return new Service(client.host("127.0.0.1").port(server.port()), server);
   }
+  // end-snippet
 }

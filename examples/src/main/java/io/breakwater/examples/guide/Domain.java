@@ -8,6 +8,7 @@ public final class Domain {
 
   private Domain() {}
 
+  // snippet:domain-travel
   /** A flight search. */
   public record Query(String from, String to, String date) {}
 
@@ -51,4 +52,5 @@ public final class Domain {
   public interface Planner {
     Mono<Itinerary> plan(TripRequest request);
   }
+  // end-snippet
 }

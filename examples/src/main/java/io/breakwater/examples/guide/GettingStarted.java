@@ -27,33 +27,37 @@ public final class GettingStarted {
 
   /** The README's first snippet: a deadline around a plain Reactor Netty call. */
   public Mono<String> weather() {
-    HttpClient client = http;
-    // snippet:readme-deadline
-    Mono<String> weather = HttpResponses.bodyAsString(client.get().uri("/weather"))   // 4xx, 5xx: HttpStatusException
-        .transformDeferred(withDeadline(Duration.ofSeconds(10)));
-    // end-snippet
-    return weather;
+    return weather(http);
   }
+
+  // snippet:readme-deadline
+  static Mono<String> weather(HttpClient client) {      // HttpClient.create().baseUrl("https://api.example.com")
+    return HttpResponses.bodyAsString(client.get().uri("/weather"))   // 4xx, 5xx: HttpStatusException
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+  // end-snippet
 
   /** Deadline outermost, then classified retries, the breaker, and a timeout per attempt. */
   public Mono<String> flights() {
-    // snippet:getting-started-guard-one-call
-    Mono<String> flights = HttpResponses.bodyAsString(http.get().uri("/flights"))   // 4xx, 5xx: a failure
-        .transformDeferred(perCallTimeout())                          // each attempt: min(remaining × 0.6, 12 s)
-        .transformDeferred(guardedBy(breaker))                        // CircuitBreaker.ofDefaults("flights"), shared
-        .transformDeferred(retryWithBudget(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2))))
-        .transformDeferred(withDeadline(Duration.ofSeconds(10)));     // the task's deadline, outermost
-    // end-snippet
-    return flights;
+    return flights(http, breaker);
   }
 
+  // snippet:getting-started-guard-one-call
+  static Mono<String> flights(HttpClient http, CircuitBreaker breaker) {   // breaker: shared by every call
+    return HttpResponses.bodyAsString(http.get().uri("/flights"))   // 4xx, 5xx: a failure
+        .transformDeferred(perCallTimeout())                          // each attempt: min(remaining × 0.6, 12 s)
+        .transformDeferred(guardedBy(breaker))                        // CircuitBreaker.ofDefaults("flights")
+        .transformDeferred(retryWithBudget(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2))))
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));     // the task's deadline, outermost
+  }
+  // end-snippet
+
   /** An LLM's answer, token by token, timed by its progress. */
-  public static Flux<String> tokens(LlmStreamClient llm, Object request) {
-    // snippet:getting-started-stream
-    Flux<String> tokens = llm.stream(request)          // LlmStreamClient: OpenAI, Anthropic, Gemini, Ollama
+  // snippet:getting-started-stream
+  public static Flux<String> tokens(LlmStreamClient llm, Object request) {   // request: your provider's request body
+    return llm.stream(request)          // LlmStreamClient: OpenAI, Anthropic, Gemini, Ollama
         .ofType(LlmDelta.Text.class).map(LlmDelta.Text::text)
         .transformDeferred(withDeadline(Duration.ofSeconds(60)));
-    // end-snippet
-    return tokens;
   }
+  // end-snippet
 }

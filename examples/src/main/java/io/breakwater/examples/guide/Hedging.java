@@ -20,16 +20,16 @@ public final class Hedging {
 
   private Hedging() {}
 
+  // snippet:hedge-call
   public static Mono<Offers> search(Flights flights, HedgePolicy hedge, RetryPolicy retry, Query query) {
-    // snippet:hedge-call
     Mono<Offers> offers = flights.search(query)
         .transformDeferred(perCallTimeout())                          // every attempt gets its own timeout
         .transformDeferred(hedgedBy(hedge))                           // a backup attempt for a slow one
         .transformDeferred(retryWithBudget(retry))                    // a retry comes after every attempt failed
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
-    // end-snippet
     return offers;
   }
+  // end-snippet
 
   public static HedgePolicy policy() {
     // snippet:hedge-policy
@@ -50,21 +50,21 @@ public final class Hedging {
     return hedge;
   }
 
+  // snippet:hedge-alternates
   public static Mono<Offers> searchTwoRegions(Flights usEast, Flights euWest, HedgePolicy hedge, Query query) {
-    // snippet:hedge-alternates
     Mono<Offers> offers = usEast.search(query)
         .transformDeferred(hedgedBy(hedge, List.of(() -> euWest.search(query))));   // the hedge goes to eu-west
-    // end-snippet
     return offers;
   }
+  // end-snippet
 
+  // snippet:hedge-first-token
   public static Flux<String> answer(LlmStreamClient llm, HedgePolicy firstToken, String question) {
-    // snippet:hedge-first-token
     Flux<String> answer = llm.stream(Map.of("model", "gpt-4o-mini",
             "messages", List.of(Map.of("role", "user", "content", question))))
         .transformDeferred(hedgedBy(firstToken, LlmDelta::isContent))   // content, not framing
         .ofType(LlmDelta.Text.class).map(LlmDelta.Text::text);
-    // end-snippet
     return answer;
   }
+  // end-snippet
 }

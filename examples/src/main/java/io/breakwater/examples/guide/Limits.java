@@ -26,6 +26,7 @@ public final class Limits {
 
   private Limits() {}
 
+  // snippet:domain-llm
   /** A model's answer: its text, its usage and the response's headers. */
   public record Completion(String text, long totalTokens, Map<String, List<String>> headers) {}
 
@@ -33,6 +34,7 @@ public final class Limits {
   public interface Llm {
     Mono<Completion> complete(String prompt, int maxTokens);
   }
+  // end-snippet
 
   public static ConcurrencyLimit flights() {
     // snippet:limits-concurrency
@@ -44,16 +46,16 @@ public final class Limits {
     return flights;
   }
 
+  // snippet:limits-limited
   public static Mono<Offers> search(Flights client, ConcurrencyLimit flights, Query query) {
-    // snippet:limits-limited
     Mono<Offers> offers = client.search(query)
         .transformDeferred(perCallTimeout())         // waiting for a permit does not count against the call
         .transformDeferred(limitedBy(flights))
         .transformDeferred(retryWithBudget(RetryPolicy.builder().name("flights").build()))
         .transformDeferred(withDeadline(Duration.ofSeconds(10)));
-    // end-snippet
     return offers;
   }
+  // end-snippet
 
   public static ConcurrencyLimit adaptive() {
     // snippet:limits-adaptive
@@ -76,8 +78,8 @@ public final class Limits {
     return openai;
   }
 
+  // snippet:limits-throttle
   public static Mono<String> answer(Llm llm, RateLimit openai, String prompt, long promptTokens) {
-    // snippet:limits-throttle
     int maxTokens = 800;
     Mono<String> answer = llm.complete(prompt, maxTokens)
         .transformDeferred(throttledBy(openai,
@@ -87,23 +89,23 @@ public final class Limits {
         .onErrorResume(LimitExceededException.class, e -> Mono.just("The model is busy; try again in "
             + e.retryAfter().map(Duration::toSeconds).orElse(5L) + " s."))
         .transformDeferred(withDeadline(Duration.ofSeconds(30)));
-    // end-snippet
     return answer;
   }
+  // end-snippet
 
+  // snippet:limits-tool
   public static ToolDescriptor tool(RateLimit openai) {
-    // snippet:limits-tool
     ToolDescriptor ask = ToolDescriptor.builder("model.ask")
         .sideEffect(SideEffect.READ_ONLY)
         .concurrencyLimit(ConcurrencyLimit.fixed(4))                           // a permit for each attempt
         .rateLimit(openai, CallWeight.tokens(1_800, Completion::totalTokens))  // the usage is spent from the task too
         .build();
-    // end-snippet
     return ask;
   }
+  // end-snippet
 
+  // snippet:limits-redis
   public static List<Object> shared(RedissonReactiveClient redisson) {
-    // snippet:limits-redis
     RateLimit openai = RedisRateLimit.builder(redisson, RateLimit.builder("openai")
             .requests(500, Duration.ofMinutes(1))
             .tokens(200_000, Duration.ofMinutes(1))
@@ -115,7 +117,7 @@ public final class Limits {
         .lease(Duration.ofSeconds(30))               // a dead instance's permits come back within 30 s
         .failClosed()                                // refuse calls while Redis is unreachable (default: open)
         .build();
-    // end-snippet
     return List.of(openai, search);
   }
+  // end-snippet
 }

@@ -24,19 +24,19 @@ public final class RedisSetup {
 
   private RedisSetup() {}
 
+  // snippet:redis-client
   public static RedissonReactiveClient connect(String address) {
-    // snippet:redis-client
     Config config = new Config();
     config.useSingleServer().setAddress(address);              // e.g. redis://127.0.0.1:6379
     RedissonReactiveClient redisson = Redisson.create(config).reactive();
-    // end-snippet
     return redisson;
   }
+  // end-snippet
 
   /** Refunds made once across every instance that shares the Redis server. */
+  // snippet:redis-idempotency
   public static final class SharedRefunds {
 
-    // snippet:redis-idempotency
     private final IdempotencyPolicy policy;
 
     public SharedRefunds(RedissonReactiveClient redisson, byte[] keySecret) {
@@ -48,56 +48,56 @@ public final class RedisSetup {
     public Mono<Receipt> refundOnce(Mono<Receipt> refund, IdempotencyKey key) {
       return refund.transformDeferred(idempotentBy(key, policy, Receipt.class));
     }
-    // end-snippet
   }
+  // end-snippet
 
+  // snippet:redis-breaker
   public static CircuitBreaker searchBreaker(RedissonReactiveClient redisson) {
-    // snippet:redis-breaker
     BreakerStateStore shared = RedisBreakerStateStore.create(redisson);
     CircuitBreaker search = CircuitBreaker.builder("search").stateStore(shared).build();
-    // end-snippet
     return search;
   }
+  // end-snippet
 
+  // snippet:redis-retry-budget
   public static RetryPolicy flightsPolicy(RedissonReactiveClient redisson) {
-    // snippet:redis-retry-budget
     RetryBudget flights = RedisRetryBudget.builder(redisson, "flights").ratio(0.1).minRetriesPerSecond(10).build();
     RetryPolicy policy = RetryPolicy.builder().name("flights").budget(flights).build();
-    // end-snippet
     return policy;
   }
+  // end-snippet
 
+  // snippet:redis-topology-cluster
   public static Config cluster() {
     Config config = new Config();
-    // snippet:redis-topology-cluster
     config.useClusterServers().addNodeAddress("redis://10.0.0.1:7000", "redis://10.0.0.2:7000", "redis://10.0.0.3:7000");
-    // end-snippet
     return config;
   }
+  // end-snippet
 
+  // snippet:redis-topology-sentinel
   public static Config sentinel() {
     Config config = new Config();
-    // snippet:redis-topology-sentinel
     config.useSentinelServers().setMasterName("breakwater").addSentinelAddress("redis://10.0.0.1:26379");
-    // end-snippet
     return config;
   }
+  // end-snippet
 
+  // snippet:redis-topology-tls
   public static Config tls(String secret) throws MalformedURLException {
     Config config = new Config();
-    // snippet:redis-topology-tls
     config.useSingleServer().setAddress("rediss://redis.internal:6380")
         .setSslTruststore(new URL("file:/etc/breakwater/truststore.p12")).setSslTruststorePassword(secret);
-    // end-snippet
     return config;
   }
+  // end-snippet
 
+  // snippet:redis-topology-acl
   public static Config acl(String secret) {
     Config config = new Config();
-    // snippet:redis-topology-acl
     config.useSingleServer().setAddress("redis://redis.internal:6379")
         .setUsername("breakwater").setPassword(secret);
-    // end-snippet
     return config;
   }
+  // end-snippet
 }

@@ -16,6 +16,7 @@ import reactor.core.publisher.Mono;
  * A refund that happens once per order, however often it is retried or asked for: the snippet of
  * {@code docs/getting-started.md} and {@code docs/idempotency.md}. {@code RefundsTest} proves it.
  */
+// snippet:idempotency-refund-once
 public final class Refunds {
 
   private final Payments payments;
@@ -24,7 +25,6 @@ public final class Refunds {
     this.payments = payments;
   }
 
-  // snippet:idempotency-refund-once
   private final IdempotencyStore store = IdempotencyStore.inMemory();      // one per process; Redis to share
 
   public Mono<Receipt> refund(Order order) {
@@ -35,5 +35,5 @@ public final class Refunds {
         .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
         .transformDeferred(withDeadline(Duration.ofSeconds(30)));
   }
-  // end-snippet
 }
+// end-snippet

@@ -17,6 +17,7 @@ public final class Retries {
 
   private Retries() {}
 
+  // snippet:domain-events
   /** A server-sent event with its id. */
   public record Event(String id, String data) {}
 
@@ -24,9 +25,10 @@ public final class Retries {
   public interface EventSource {
     Flux<Event> stream(String path, String lastEventId);
   }
+  // end-snippet
 
+  // snippet:retry-policy
   public static Mono<Offers> offers(Flights client, Query query) {
-    // snippet:retry-policy
     RetryPolicy flights = RetryPolicy.builder()
         .name("flights")                                              // the dependency: budget, metrics, messages
         .maxRetries(3)
@@ -38,17 +40,17 @@ public final class Retries {
         .transformDeferred(retryWithBudget(flights))
         .transformDeferred(withRetryBudget(5))                        // at most 5 retries for the whole task
         .transformDeferred(withDeadline(Duration.ofSeconds(20)));
-    // end-snippet
     return offers;
   }
+  // end-snippet
 
   /** A stream resumed after the last delivered event instead of replayed. */
+  // snippet:retry-stream-resume
   public static Flux<Event> events(EventSource sse, RetryPolicy policy) {
-    // snippet:retry-stream-resume
     Flux<Event> events = Flux.deferContextual(ctx -> sse.stream("/events",
             StreamResume.lastDelivered(ctx).map(String::valueOf).orElse(null)))     // e.g. Last-Event-ID
         .transformDeferred(retryWithBudget(policy, StreamResume.byId(Event::id)));
-    // end-snippet
     return events;
   }
+  // end-snippet
 }

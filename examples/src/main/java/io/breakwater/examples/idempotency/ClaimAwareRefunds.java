@@ -18,30 +18,39 @@ import reactor.core.publisher.Mono;
  */
 public final class ClaimAwareRefunds {
 
+  // snippet:domain-refund-api
   /** The payment system: a refund, and a look-up of a refund already made under a key. */
-  public interface Payments {
+  public interface RefundApi {
     Mono<String> refund(String orderId, String idempotencyKey);
 
     Mono<String> findRefund(String idempotencyKey);
   }
+  // end-snippet
 
-  private final Payments payments;
+  private final RefundApi payments;
   private final IdempotencyPolicy policy;
   private final List<UnrecordedOutcome> unrecorded = new CopyOnWriteArrayList<>();
 
-  public ClaimAwareRefunds(Payments payments, IdempotencyStore store, byte[] keySecret) {
+  public ClaimAwareRefunds(RefundApi payments, IdempotencyStore store, byte[] keySecret) {
     this.payments = payments;
-    // snippet:idempotency-policy-secret
-    IdempotencyPolicy policy = IdempotencyPolicy.builder(store)
+    this.policy = policy(store, keySecret, unrecorded);
+  }
+
+  // snippet:idempotency-policy-secret
+  static IdempotencyPolicy policy(IdempotencyStore store, byte[] keySecret, List<UnrecordedOutcome> unrecorded) {
+    return IdempotencyPolicy.builder(store)
         .keySecret(keySecret)                      // 32+ random bytes, the same on every instance
         .onUnrecorded(unrecorded::add)             // an outcome that could not be stored: alert on it
         .build();
-    // end-snippet
-    this.policy = policy;
+  }
+  // end-snippet
+
+  public Mono<String> refund(String orderId) {
+    return refund(payments, policy, orderId);
   }
 
   // snippet:idempotency-context
-  public Mono<String> refund(String orderId) {
+  static Mono<String> refund(RefundApi payments, IdempotencyPolicy policy, String orderId) {
     IdempotencyKey key = IdempotencyKey.explicit("payments.refund", orderId, orderId);
     Mono<String> refund = Mono.deferContextual(ctx -> {
       IdempotencyContext claim = IdempotencyContext.current(ctx).orElseThrow();

@@ -15,8 +15,8 @@ public final class DurableRedisStore {
   private DurableRedisStore() {}
 
   /** Redisson settings for a small machine (2 cores shared with the application). */
+  // snippet:redis-two-cores
   public static Config smallMachine(String address) {
-    // snippet:redis-two-cores
     Config config = new Config()
         .setThreads(2)                          // Redisson's listener pool (default 16)
         .setNettyThreads(4);                    // event loops (default 32)
@@ -25,18 +25,18 @@ public final class DurableRedisStore {
         .setConnectionMinimumIdleSize(16)       // every connection open before the first burst
         .setTimeout(3_000)                      // Breakwater bounds each operation anyway (storeTimeout, 2 s)
         .setRetryAttempts(1);                   // few resends: a late resend holds a claim until its lease ends
-    // end-snippet
     return config;
   }
+  // end-snippet
 
+  // snippet:redis-durability
   public static RedisIdempotencyStore replicated(RedissonReactiveClient redisson) {
-    // snippet:redis-durability
     RedisIdempotencyStore store = RedisIdempotencyStore.builder(redisson)
         .waitForReplicas(1, Duration.ofMillis(500))      // WAIT 1: a claim is on a replica before it is granted
         .build();
-    // end-snippet
     return store;
   }
+  // end-snippet
 
   public static RedissonReactiveClient connect(Config config) {
     return Redisson.create(config).reactive();

@@ -23,20 +23,20 @@ public final class LlmStreams {
   private LlmStreams() {}
 
   /** The whole answer: its text, or the tools the model wants run. */
+  // snippet:stream-llm-aggregate
   public static Mono<String> answer(LlmStreamClient client, Object request) {
-    // snippet:stream-llm-aggregate
     Mono<String> answer = client.stream(request)
         .as(LlmResponse::aggregate)                                  // text, tool calls, usage, finish reason
         .map(response -> response.finishReason() == FinishReason.TOOL_CALLS
             ? "run " + response.toolCalls().stream().map(ToolCall::name).toList()
             : response.text());
-    // end-snippet
     return answer;
   }
+  // end-snippet
 
   /** Every way a call can end, handled by type. */
+  // snippet:stream-llm-errors
   public static Mono<String> answerOrExplain(LlmStreamClient client, Object request) {
-    // snippet:stream-llm-errors
     Mono<String> answer = client.stream(request)
         .as(LlmResponse::aggregate)
         .map(LlmResponse::text)
@@ -48,13 +48,13 @@ public final class LlmStreams {
             e -> Mono.just(LlmResponse.partialOf(e).map(LlmResponse::text).orElse("") + " [timed out]"))
         .onErrorResume(StreamTruncatedException.class,               // the connection dropped after content
             e -> Mono.just(e.partialOutput() + " [cut off]"));
-    // end-snippet
     return answer;
   }
+  // end-snippet
 
   /** Clients for the other dialects. */
+  // snippet:stream-llm-providers
   public static List<LlmStreamClient> providers(String baseUrl, String key) {
-    // snippet:stream-llm-providers
     LlmStreamClient claude = LlmStreamClient.builder(baseUrl, Dialect.ANTHROPIC_MESSAGES)   // /v1/messages
         .header("x-api-key", key).header("anthropic-version", "2023-06-01")
         .build();
@@ -70,13 +70,13 @@ public final class LlmStreams {
     LlmStreamClient vllm = LlmStreamClient.builder(baseUrl, Dialect.OPENAI_CHAT)   // any compatible server
         .includeUsage(false)                      // if it rejects stream_options
         .build();
-    // end-snippet
     return List.of(claude, gemini, responses, ollama, vllm);
   }
+  // end-snippet
 
   /** A client tuned for a reasoning model, reporting each call. */
+  // snippet:stream-llm-tuned
   public static LlmStreamClient tuned(String baseUrl, Consumer<LlmCallEvent> calls) {
-    // snippet:stream-llm-tuned
     LlmStreamClient client = LlmStreamClient.builder(baseUrl, Dialect.OPENAI_CHAT)
         .timeouts(StreamTimeouts.builder()
             .firstItem(Duration.ofSeconds(45))     // a reasoning model may think before its first token
@@ -86,7 +86,7 @@ public final class LlmStreams {
         .maxDuration(Duration.ofMinutes(5))
         .callListener(calls)                       // attempts, time to first token, usage, outcome per call
         .build();
-    // end-snippet
     return client;
   }
+  // end-snippet
 }

@@ -48,6 +48,7 @@ import reactor.core.publisher.Flux;
  * <p>A model must be built with the {@link #customizer()} of the instance its streams go through (its interceptor
  * cancels a call whose stream it does not know). One instance per model, or shared by several; thread-safe.
  */
+// snippet:cookbook-spring-ai-cancellable
 public final class CancellableStreams {
 
   /** The request header that links a call to its stream; it never leaves the client. */
@@ -58,7 +59,6 @@ public final class CancellableStreams {
   /** Each live stream's call (or null before it starts, or CANCELLED), by stream id. */
   private final ConcurrentMap<String, AtomicReference<Object>> calls = new ConcurrentHashMap<>();
 
-  // snippet:cookbook-spring-ai-cancellable
   /** For {@code OpenAiChatModel.builder().httpClientBuilderCustomizer(..)}. */
   public OpenAiHttpClientBuilderCustomizer customizer() {
     return builder -> builder.interceptor(this::link);
@@ -89,7 +89,6 @@ public final class CancellableStreams {
       started.cancel();   // closes the socket: the SDK's reading thread fails at once and lets go
     }
   }
-  // end-snippet
 
   private static Prompt withStreamId(Prompt prompt, OpenAiChatModel model, String id) {
     OpenAiChatOptions options = prompt.getOptions() == null ? model.getOptions()
@@ -100,7 +99,6 @@ public final class CancellableStreams {
     return prompt.mutate().chatOptions(options.mutate().customHeaders(headers).build()).build();
   }
 
-  // snippet:cookbook-spring-ai-interceptor
   private Response link(Interceptor.Chain chain) throws IOException {
     Request request = chain.request();
     String id = request.header(STREAM_HEADER);
@@ -118,5 +116,5 @@ public final class CancellableStreams {
     }
     return chain.proceed(request.newBuilder().removeHeader(STREAM_HEADER).build());
   }
-  // end-snippet
 }
+// end-snippet

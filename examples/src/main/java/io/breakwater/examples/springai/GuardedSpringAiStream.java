@@ -26,6 +26,7 @@ import reactor.core.publisher.Flux;
  *     .tokens("Plan a trip to Lyon");
  * }</pre>
  */
+// snippet:cookbook-spring-ai-tokens
 public final class GuardedSpringAiStream {
 
   private final OpenAiChatModel model;
@@ -42,7 +43,6 @@ public final class GuardedSpringAiStream {
     this.taskBudget = taskBudget;
   }
 
-  // snippet:cookbook-spring-ai-model
   /** A Spring AI chat model for the OpenAI-compatible server at {@code baseUrl} (e.g. {@code http://host:port/v1}). */
   public static OpenAiChatModel model(String baseUrl, String modelName, CancellableStreams streams) {
     return OpenAiChatModel.builder()
@@ -56,9 +56,7 @@ public final class GuardedSpringAiStream {
         .httpClientBuilderCustomizer(streams.customizer())   // a cancelled stream cancels its HTTP call
         .build();
   }
-  // end-snippet
 
-  // snippet:cookbook-spring-ai-tokens
   /** The answer's text, token by token: a first token within the first-item timeout, then no stall longer than idle. */
   public Flux<String> tokens(String question) {
     return streams.stream(model, new Prompt(question))   // cancelling it closes the connection
@@ -67,7 +65,6 @@ public final class GuardedSpringAiStream {
         .transformDeferred(streamTimeouts(timeouts))      // first token, then no stall longer than idle
         .transformDeferred(withDeadline(taskBudget));
   }
-  // end-snippet
 
   private static String text(ChatResponse response) {
     if (response.getResult() == null || response.getResult().getOutput() == null) {
@@ -77,3 +74,4 @@ public final class GuardedSpringAiStream {
     return text == null ? "" : text;
   }
 }
+// end-snippet

@@ -54,8 +54,10 @@ public final class TravelAgent {
   /** Arguments of the flights, hotels and attractions tools. */
   public record Trip(String from, String to, String date) {}
 
+  // snippet:domain-deposit
   /** Arguments of the payment tool. */
   public record Deposit(String bookingId, int amountEuros) {}
+  // end-snippet
 
   private final PrintStream out;
   private final IdempotencyStore store;

@@ -23,14 +23,13 @@ import reactor.test.StepVerifier;
 /** The snippets of {@code docs/testing.md}, as the tests they are. */
 class TestingGuideTest {
 
-  private final Query query = new Query("LYS", "LIS", "2026-12-24");
-
+  // snippet:testing-virtual-time
   @Test
   void aHungDependencyIsRetriedOnItsOwnBudgetsUntilNoAttemptFitsBeforeTheDeadline() {
+    Query query = new Query("LYS", "LIS", "2026-12-24");
     AtomicInteger attempts = new AtomicInteger();
     Flights client = q -> Mono.<Offers>never().doOnSubscribe(s -> attempts.incrementAndGet());
 
-    // snippet:testing-virtual-time
     StepVerifier.withVirtualTime(() -> client.search(query)
             .transformDeferred(perCallTimeout())
             .transformDeferred(retryWithBudget(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2))))
@@ -39,23 +38,23 @@ class TestingGuideTest {
         .thenAwait(Duration.ofSeconds(10))
         .expectError(RetryExhaustedException.class)   // every attempt timed out; no time left for another
         .verify();
-    // end-snippet
 
     assertThat(attempts.get()).as("6 s, then a share of what is left, until the deadline or 3 retries")
         .isBetween(2, 4);
   }
+  // end-snippet
 
+  // snippet:testing-chaos
   @Test
   void aSwitchableSeededOutageHitsAboutItsRateAndStopsWhenSwitchedOff() {
+    Query query = new Query("LYS", "LIS", "2026-12-24");
     AtomicInteger calls = new AtomicInteger();
     Flights flights = q -> Mono.fromSupplier(() -> new Offers(List.of("BW" + calls.incrementAndGet())));
 
-    // snippet:testing-chaos
     AtomicBoolean chaosOn = new AtomicBoolean(true);
     Fault<Object> outage = Chaos.error(() -> new HttpStatusException(503)).rate(0.2).seed(42).enabledWhen(chaosOn::get);
 
     Mono<Offers> offers = flights.search(query).transformDeferred(Chaos.inject(outage));
-    // end-snippet
 
     long failed = Flux.range(0, 1_000).concatMap(i -> offers.map(o -> 0).onErrorResume(e -> Mono.just(1)))
         .filter(f -> f == 1).count().block();
@@ -67,4 +66,5 @@ class TestingGuideTest {
     assertThat(calls.get()).as("a hit subscription never reaches the call").isEqualTo(1_000 - failed + 100);
     assertThat(failedWhenOff).isZero();
   }
+  // end-snippet
 }

@@ -24,7 +24,7 @@ class ClaimAwareRefundsTest {
   private final IdempotencyStore store = IdempotencyStore.inMemory(16L << 20, () -> clock);
   private final List<String> refunds = new CopyOnWriteArrayList<>();
   private final Map<String, String> byKey = new ConcurrentHashMap<>();
-  private final ClaimAwareRefunds.Payments payments = new ClaimAwareRefunds.Payments() {
+  private final ClaimAwareRefunds.RefundApi payments = new ClaimAwareRefunds.RefundApi() {
     @Override
     public Mono<String> refund(String orderId, String idempotencyKey) {
       return Mono.fromCallable(() -> {
