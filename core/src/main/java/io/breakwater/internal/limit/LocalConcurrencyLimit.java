@@ -78,7 +78,7 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
   @Override
   public <T> void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
     if (tryAcquire()) {
-      source.subscribe(new PermitSubscriber<>(actual, this, mono, adaptive == null ? 0 : now()));
+      source.subscribe(holder(actual, mono));
       return;
     }
     waitForPermit(source, actual, mono);
@@ -116,8 +116,12 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
   }
 
   private <T> Publisher<T> permitted(Publisher<? extends T> source, boolean mono) {
-    return subscriber -> source.subscribe(new PermitSubscriber<>(Operators.toCoreSubscriber(subscriber), this, mono,
-        adaptive == null ? 0 : now()));
+    return subscriber -> source.subscribe(holder(Operators.toCoreSubscriber(subscriber), mono));
+  }
+
+  /** The subscriber that holds a permit for {@code actual}'s call and gives it back. */
+  private <T> PermitSubscriber<T> holder(CoreSubscriber<? super T> actual, boolean mono) {
+    return adaptive == null ? new PermitSubscriber<>(actual, this) : new AdaptivePermitSubscriber<>(actual, this, mono);
   }
 
   private void enqueue(Waiter waiter) {
@@ -239,10 +243,6 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
     w.prev = null;
     w.next = null;
     QUEUED.decrementAndGet(this);
-  }
-
-  boolean adaptive() {
-    return adaptive != null;
   }
 
   boolean isDrop(Throwable error) {

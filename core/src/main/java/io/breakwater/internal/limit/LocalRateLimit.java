@@ -21,9 +21,13 @@ import reactor.core.publisher.Operators;
 import reactor.util.context.ContextView;
 
 /**
- * The in-memory rate limit: two token buckets ({@link RateBuckets}) and a fair queue ({@link FairQueue}), guarded by
- * this object's monitor. A call takes its permits at once while nobody waits; otherwise it joins the queue, whose head
- * runs when the buckets hold its permits: one timer, for the head, set for the instant they will.
+ * The in-memory rate limit: two token buckets ({@link RateBuckets}) and a fair queue ({@link FairQueue}). A call takes
+ * its permits at once while nobody waits, without a lock: a compare-and-set on each bucket's level
+ * ({@link RateBuckets#tryTake}); so are the correction of its tokens when it ends and the permits it gives back.
+ * Otherwise it joins the queue, under this object's monitor, whose head runs when the buckets hold its permits: one
+ * timer, for the head, set for the instant they will. The provider's headers and 429s change the buckets under the
+ * monitor too. Every section under the monitor takes the levels from the lock-free path ({@code refill}) and hands
+ * them back ({@code publish}) before it leaves.
  */
 public final class LocalRateLimit extends RateEngine {
 
@@ -43,6 +47,7 @@ public final class LocalRateLimit extends RateEngine {
     this.settings = settings;
     this.maxWaitNanos = settings.maxWaitNanos();
     this.buckets = new RateBuckets(settings, now());
+    buckets.publish();
   }
 
   @Override
@@ -59,14 +64,18 @@ public final class LocalRateLimit extends RateEngine {
   public synchronized long availableRequests() {
     long now = now();
     buckets.refill(now);
-    return floor(buckets.available(RateBuckets.REQUESTS, now));
+    long available = floor(buckets.available(RateBuckets.REQUESTS, now));
+    buckets.publish();
+    return available;
   }
 
   @Override
   public synchronized long availableTokens() {
     long now = now();
     buckets.refill(now);
-    return floor(buckets.available(RateBuckets.TOKENS, now));
+    long available = floor(buckets.available(RateBuckets.TOKENS, now));
+    buckets.publish();
+    return available;
   }
 
   private static long floor(double level) {
@@ -81,26 +90,31 @@ public final class LocalRateLimit extends RateEngine {
   @Override
   public <T> void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono,
       CallWeight<? super T> weight) {
-    ThrottleSubscriber<T> call = new ThrottleSubscriber<>(actual, this, weight, mono);
-    if (queued == 0 && tryTake(call)) {
-      source.subscribe(call);
-      return;
+    if (queued == 0) {
+      ThrottleSubscriber<T> call = new ThrottleSubscriber<>(actual, this, weight, mono);
+      int taken = buckets.tryTake(call.estimate(), now(), call);
+      if (taken == BucketLevel.DONE || (taken != BucketLevel.SHORT && tryTakeLocked(call, taken))) {
+        source.subscribe(call);
+        return;
+      }
     }
     waitForPermits(source, actual, mono, weight);
   }
 
-  private synchronized boolean tryTake(ThrottleSubscriber<?> call) {
-    if (!queue.isEmpty()) {
-      return false;
-    }
+  /** The lock-free path found the levels held by the monitor: takes the permits under it. */
+  private synchronized boolean tryTakeLocked(ThrottleSubscriber<?> call, int lockFree) {
     long now = now();
     buckets.refill(now);
-    if (!buckets.canTake(call.estimate, now)) {
-      return false;
+    if (lockFree == RateBuckets.GIVE_BACK_REQUEST) {
+      buckets.giveBackRequest();
     }
-    buckets.take(call.estimate);
-    call.admitted(buckets.admitted(RateBuckets.REQUESTS), buckets.admitted(RateBuckets.TOKENS), now);
-    return true;
+    boolean taken = queue.isEmpty() && buckets.canTake(call.estimate(), now);
+    if (taken) {
+      buckets.take(call.estimate());
+      call.admitted(buckets.admitted(RateBuckets.REQUESTS), buckets.admitted(RateBuckets.TOKENS), now);
+    }
+    buckets.publish();
+    return taken;
   }
 
   private <T> void waitForPermits(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono,
@@ -129,6 +143,7 @@ public final class LocalRateLimit extends RateEngine {
       } else {
         refusal = admit(waiter, t);
       }
+      buckets.publish();
     }
     if (now) {
       waiter.grantNow();
@@ -215,6 +230,7 @@ public final class LocalRateLimit extends RateEngine {
       }
       queued = queue.size();
       schedule(now);
+      buckets.publish();
     }
     for (Waiter w = refused; w != null; w = w.nextGranted) {
       w.fail(tooHeavy(w.tokens));
@@ -253,18 +269,42 @@ public final class LocalRateLimit extends RateEngine {
     queued = queue.size();
     if (head) {
       timedFor = null;
-      schedule(now());
+      long now = now();
+      buckets.refill(now);
+      schedule(now);
+      buckets.publish();
     }
   }
 
   @Override
   void completed(ThrottleSubscriber<?> call, long actualTokens) {
-    if (actualTokens < 0 || actualTokens == call.estimate) {
+    if (actualTokens < 0 || actualTokens == call.estimate()) {
       return;
     }
-    synchronized (this) {
-      buckets.refill(now());
-      buckets.correct(actualTokens - call.estimate);
+    long delta = actualTokens - call.estimate();
+    if (!buckets.correctNow(delta, now())) {
+      synchronized (this) {
+        buckets.refill(now());
+        buckets.correct(delta);
+        buckets.publish();
+      }
+    }
+    wakeQueue();
+  }
+
+  /** Gives back the permits of a call that never reached the provider. */
+  private void giveBack(long tokens) {
+    int given = buckets.giveBackNow(tokens, now());
+    if (given < 2) {
+      synchronized (this) {
+        buckets.refill(now());
+        if (given == 0) {
+          buckets.giveBack(tokens);
+        } else {
+          buckets.correct(-tokens);
+        }
+        buckets.publish();
+      }
     }
     wakeQueue();
   }
@@ -274,11 +314,7 @@ public final class LocalRateLimit extends RateEngine {
     HttpStatusException http = httpOf(error);
     if (http == null) {
       if (neverSent(error)) {
-        synchronized (this) {
-          buckets.refill(now());
-          buckets.giveBack(call.estimate);
-        }
-        wakeQueue();
+        giveBack(call.estimate());
       } else {
         completed(call, actualTokens);
       }
@@ -289,10 +325,11 @@ public final class LocalRateLimit extends RateEngine {
       long now = now();
       buckets.refill(now);
       if (http.status() == 429) {
-        buckets.rejected(reading, call.estimate, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
+        buckets.rejected(reading, call.estimate(), call.admittedRequests, call.admittedTokens, call.admittedAt, now);
       } else {
         buckets.observe(reading, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
       }
+      buckets.publish();
     }
     wakeQueue();
   }
@@ -307,6 +344,7 @@ public final class LocalRateLimit extends RateEngine {
       long now = now();
       buckets.refill(now);
       buckets.observe(reading, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
+      buckets.publish();
     }
     wakeQueue();
   }
@@ -323,6 +361,8 @@ public final class LocalRateLimit extends RateEngine {
 
   @Override
   public synchronized String toString() {
+    buckets.refill(now());
+    buckets.publish();
     return "RateLimit{" + name() + ", " + buckets + ", queued " + queue.size() + ", maxWait "
         + Durations.format(settings.maxWait()) + ", maxQueue " + settings.maxQueue() + ", "
         + settings.headers() + "}";
@@ -362,11 +402,7 @@ public final class LocalRateLimit extends RateEngine {
 
     @Override
     void returnGrant() {
-      synchronized (LocalRateLimit.this) {
-        buckets.refill(now());
-        buckets.giveBack(tokens);
-      }
-      wakeQueue();
+      giveBack(tokens);
     }
 
     @Override
@@ -376,6 +412,7 @@ public final class LocalRateLimit extends RateEngine {
         long now = now();
         buckets.refill(now);
         eta = buckets.nanosUntil(1, tokens, now);
+        buckets.publish();
       }
       return new LimitExceededException(name(), Reason.WAITED_TOO_LONG, duration(eta), "1 request and " + tokens
           + " tokens did not come within " + Durations.format(Duration.ofNanos(waitNanos)) + " ("

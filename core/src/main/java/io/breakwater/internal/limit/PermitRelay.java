@@ -36,6 +36,18 @@ abstract class PermitRelay<T> implements CoreSubscriber<T>, Subscription, Scanna
     return DONE.compareAndSet(this, 0, 1);
   }
 
+  /**
+   * {@link #settle()} for a call whose settlement only its own signals (the serialized {@code onNext},
+   * {@code onError} and {@code onComplete}) ever ask for: no compare-and-set.
+   */
+  final boolean settleAlone() {
+    if (done != 0) {
+      return false;
+    }
+    DONE.lazySet(this, 1);
+    return true;
+  }
+
   @Override
   public final Context currentContext() {
     return actual.currentContext();

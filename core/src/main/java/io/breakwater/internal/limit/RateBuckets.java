@@ -2,12 +2,22 @@ package io.breakwater.internal.limit;
 
 import io.breakwater.limit.ProviderRateLimits.Quota;
 import io.breakwater.limit.ProviderRateLimits.Reading;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The two token buckets of a rate limit, requests and tokens, and what the provider said about them. Not
- * thread-safe: its owner guards it. Time is in nanoseconds on the owner's clock.
+ * The two token buckets of a rate limit, requests and tokens, and what the provider said about them. Time is in
+ * nanoseconds on the owner's clock.
+ *
+ * <p>Two ways in. The owner, under its lock, calls {@link #refill} and then reads and changes the buckets' fields (the
+ * queue, the provider's headers, 429s); {@link #publish} then hands the levels to the lock-free path. Calls that find
+ * their permits there take them without the lock ({@link #tryTake}, {@link #correctNow}, {@link #giveBackNow}): one
+ * compare-and-set on each bucket's {@link BucketLevel} and one atomic add to the count of admitted permits. While the
+ * owner holds the levels (between {@code refill} and {@code publish}) the lock-free path answers {@code RETIRED} and
+ * its caller takes the owner's lock instead. Nobody calls {@code publish} (the Redis store's test double): every call
+ * is under the owner's lock, as before.
  *
  * <ul>
  *   <li>A bucket holds at most {@code cap} permits and refills continuously at {@code cap / interval}; an unlimited
@@ -34,7 +44,7 @@ final class RateBuckets {
   /** How long every call stops after a 429 that says nothing else. */
   static final long DEFAULT_429_WAIT_NANOS = 1_000_000_000L;
   static final long RESERVE_HALF_LIFE_SECONDS = 300;
-  private static final double RESERVE_DECAY_PER_NANO = Math.log(2) / (RESERVE_HALF_LIFE_SECONDS * 1e9);
+  static final double RESERVE_DECAY_PER_NANO = Math.log(2) / (RESERVE_HALF_LIFE_SECONDS * 1e9);
 
   private final double[] configured = new double[2];
   private final double[] interval = new double[2];
@@ -42,11 +52,34 @@ final class RateBuckets {
   private final double[] level = new double[2];
   private final double[] pacedRate = new double[2];
   private final long[] pacedUntil = new long[2];
-  private final double[] admitted = new double[2];
+  /** Every permit ever taken, through {@link #ADMITTED}: the lock-free path adds to them. */
+  @SuppressWarnings("unused")
+  private volatile long admittedRequests;
+  @SuppressWarnings("unused")
+  private volatile long admittedTokens;
   private final double[] reserve = new double[2];
   private final long[] reserveAt = new long[2];
   private long last;
   private long blockedUntil;
+  /** The levels as the lock-free path sees them; {@code null} while the owner holds them. */
+  @Nullable
+  private volatile Frame frame;
+
+  /** What {@link #publish} hands to the lock-free path: both buckets and the owner's {@code retry-after}. */
+  private record Frame(BucketLevel requests, BucketLevel tokens, long blockedUntil) {}
+
+  private static final VarHandle ADMITTED_REQUESTS;
+  private static final VarHandle ADMITTED_TOKENS;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      ADMITTED_REQUESTS = lookup.findVarHandle(RateBuckets.class, "admittedRequests", long.class);
+      ADMITTED_TOKENS = lookup.findVarHandle(RateBuckets.class, "admittedTokens", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   RateBuckets(RateSettings settings, long now) {
     init(REQUESTS, settings.requests(), settings.requestInterval());
@@ -64,8 +97,19 @@ final class RateBuckets {
     level[d] = configured[d];
   }
 
-  /** Adds what refilled since the last call; a clock that went back changes nothing. */
+  /**
+   * Adds what refilled since the last call; a clock that went back changes nothing. After {@link #publish}, first
+   * takes the levels back from the lock-free path. The owner's lock is held.
+   */
   void refill(long now) {
+    Frame f = frame;
+    if (f != null) {
+      frame = null;
+      level[REQUESTS] = f.requests().retire(now);
+      level[TOKENS] = f.tokens().retire(now);
+      last = now - f.requests().origin() > 0 ? now : f.requests().origin();
+      return;
+    }
     if (now - last <= 0) {
       return;
     }
@@ -107,8 +151,84 @@ final class RateBuckets {
   void take(long tokens) {
     level[REQUESTS] -= 1;
     level[TOKENS] -= tokens;
-    admitted[REQUESTS] += 1;
-    admitted[TOKENS] += tokens;
+    ADMITTED_REQUESTS.getAndAdd(this, 1L);
+    ADMITTED_TOKENS.getAndAdd(this, tokens);
+  }
+
+  /** Hands the levels to the lock-free path, after the owner's {@link #refill} and changes; its lock is held. */
+  void publish() {
+    if (frame == null) {
+      frame = new Frame(publish(REQUESTS), publish(TOKENS), blockedUntil);
+    }
+  }
+
+  private BucketLevel publish(int d) {
+    return new BucketLevel(level[d], last, cap[d], rate(d), pacedRate[d], pacedUntil[d], reserve[d], reserveAt[d]);
+  }
+
+  /**
+   * Without the owner's lock: takes one request and {@code tokens} for {@code call} if the buckets hold them on top
+   * of their reserves at {@code now}, and records where the counts of admitted permits stood:
+   * {@link BucketLevel#DONE}, {@link BucketLevel#SHORT}, or {@link BucketLevel#RETIRED} (ask under the owner's lock;
+   * nothing was taken).
+   */
+  int tryTake(long tokens, long now, ThrottleSubscriber<?> call) {
+    Frame f = frame;
+    if (f == null) {
+      return BucketLevel.RETIRED;
+    }
+    if (now - f.blockedUntil() < 0) {
+      return BucketLevel.SHORT;
+    }
+    int requests = f.requests().take(1, now);
+    if (requests != BucketLevel.DONE) {
+      return requests;
+    }
+    int taken = f.tokens().take(tokens, now);
+    if (taken != BucketLevel.DONE) {
+      if (f.requests().add(1, now) == BucketLevel.RETIRED) {
+        return GIVE_BACK_REQUEST;
+      }
+      return taken;
+    }
+    long r = (long) ADMITTED_REQUESTS.getAndAdd(this, 1L) + 1;
+    long t = tokens == 0 ? (long) ADMITTED_TOKENS.getVolatile(this)
+        : (long) ADMITTED_TOKENS.getAndAdd(this, tokens) + tokens;
+    call.admitted(r, t, now);
+    return BucketLevel.DONE;
+  }
+
+  /**
+   * {@link #tryTake}'s answer when the tokens were not there and the request it took could not be given back
+   * without the owner's lock: the caller gives it back with {@link #giveBackRequest} under the lock.
+   */
+  static final int GIVE_BACK_REQUEST = -2;
+
+  /** Gives back one request; refill first. */
+  void giveBackRequest() {
+    level[REQUESTS] = Math.min(cap[REQUESTS], level[REQUESTS] + 1);
+  }
+
+  /** Without the owner's lock: {@link #correct}; false when it must be done under the lock. */
+  boolean correctNow(double delta, long now) {
+    Frame f = frame;
+    return f != null && f.tokens().add(-delta, now) == BucketLevel.DONE;
+  }
+
+  /**
+   * Without the owner's lock: {@link #giveBack}. Answers what it gave back: 2 for everything, 1 for the request
+   * only (give the tokens back with {@code correct(-tokens)} under the lock), 0 for nothing (give everything back
+   * under the lock).
+   */
+  int giveBackNow(long tokens, long now) {
+    Frame f = frame;
+    if (f == null) {
+      return 0;
+    }
+    if (f.requests().add(1, now) != BucketLevel.DONE) {
+      return 0;
+    }
+    return f.tokens().add(tokens, now) == BucketLevel.DONE ? 2 : 1;
   }
 
   /** Whether a call of {@code tokens} could ever run: the token bucket holds that many when full. */
@@ -117,7 +237,7 @@ final class RateBuckets {
   }
 
   double admitted(int d) {
-    return admitted[d];
+    return (long) (d == REQUESTS ? ADMITTED_REQUESTS : ADMITTED_TOKENS).getVolatile(this);
   }
 
   /** What could be taken now on top of the reserve, never below zero; refill first. */
@@ -176,8 +296,8 @@ final class RateBuckets {
    * {@code admittedRequests} and {@code admittedTokens} (refill first).
    */
   void observe(Reading reading, double admittedRequests, double admittedTokens, long admittedAt, long now) {
-    apply(REQUESTS, reading.requests(), admitted[REQUESTS] - admittedRequests, admittedAt, now, false);
-    apply(TOKENS, reading.tokens(), admitted[TOKENS] - admittedTokens, admittedAt, now, false);
+    apply(REQUESTS, reading.requests(), admitted(REQUESTS) - admittedRequests, admittedAt, now, false);
+    apply(TOKENS, reading.tokens(), admitted(TOKENS) - admittedTokens, admittedAt, now, false);
     if (reading.retryAfter() != null) {
       block(Nanos.add(now, reading.retryAfter().toNanos()));
     }
@@ -190,8 +310,8 @@ final class RateBuckets {
   void rejected(Reading reading, long tokens, double admittedRequests, double admittedTokens, long admittedAt,
       long now) {
     giveBack(tokens);
-    apply(REQUESTS, reading.requests(), admitted[REQUESTS] - admittedRequests, admittedAt, now, true);
-    apply(TOKENS, reading.tokens(), admitted[TOKENS] - admittedTokens, admittedAt, now, true);
+    apply(REQUESTS, reading.requests(), admitted(REQUESTS) - admittedRequests, admittedAt, now, true);
+    apply(TOKENS, reading.tokens(), admitted(TOKENS) - admittedTokens, admittedAt, now, true);
     if (reading.retryAfter() != null) {
       block(Nanos.add(now, reading.retryAfter().toNanos()));
     }

@@ -218,22 +218,9 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
       queue.clear();
       queued = 0;
     }
-    if (error != null) {
-      outage.began(now());
-      LOG.warn("Concurrency limit '{}': {} did not answer ({}); {} for {}", name(), store, error.toString(),
-          shared.failOpen() ? "calls go through a local limit of " + limit() : "calls are refused",
-          Durations.format(SharedSettings.STORE_RETRY));
-    }
-    for (Waiter w : waiting) {
-      if (shared.failOpen()) {
-        if (w.grant()) {
-          w.deliver();   // permitId stays null: the call goes through the local fallback
-        }
-      } else {
-        w.fail(new LimitExceededException(name(), Reason.STORE_UNAVAILABLE, null, store + " did not answer and the "
-            + "limit fails closed"));
-      }
-    }
+    // a waiter let through keeps a null permitId: its call goes through the local fallback
+    outage.letThroughOrRefuse(error, now(), shared.failOpen(), LOG, "Concurrency limit '" + name() + "'", name(),
+        store, "calls go through a local limit of " + limit(), waiting);
   }
 
   private void release(String id, @Nullable Disposable renewal) {

@@ -277,22 +277,9 @@ public final class SharedRateLimit extends RateEngine {
       }
       queued = 0;
     }
-    if (error != null) {
-      outage.began(now());
-      LOG.warn("Rate limit '{}': {} did not answer ({}); {} for {}", name(), store, error.toString(),
-          shared.failOpen() ? "calls go through a local limit" : "calls are refused",
-          Durations.format(SharedSettings.STORE_RETRY));
-    }
-    for (Waiter w : waiting) {
-      if (shared.failOpen()) {
-        if (w.grant()) {
-          w.deliver();   // admitted stays null: the call goes through the local fallback
-        }
-      } else {
-        w.fail(new LimitExceededException(name(), Reason.STORE_UNAVAILABLE, null, store + " did not answer and the "
-            + "limit fails closed"));
-      }
-    }
+    // a waiter let through keeps a null admitted: its call goes through the local fallback
+    outage.letThroughOrRefuse(error, now(), shared.failOpen(), LOG, "Rate limit '" + name() + "'", name(), store,
+        "calls go through a local limit", waiting);
   }
 
   private synchronized void leave(Waiter waiter) {
@@ -307,13 +294,13 @@ public final class SharedRateLimit extends RateEngine {
   }
 
   private void settle(ThrottleSubscriber<?> call, Outcome outcome, long actual, @Nullable Reading reading) {
-    settle(new Settlement(outcome, call.estimate, actual, reading, call.admittedRequests, call.admittedTokens,
+    settle(new Settlement(outcome, call.estimate(), actual, reading, call.admittedRequests, call.admittedTokens,
         call.admittedAt));
   }
 
   @Override
   void completed(ThrottleSubscriber<?> call, long actualTokens) {
-    if (actualTokens >= 0 && actualTokens != call.estimate) {
+    if (actualTokens >= 0 && actualTokens != call.estimate()) {
       settle(call, Outcome.ENDED, actualTokens, null);
     }
   }

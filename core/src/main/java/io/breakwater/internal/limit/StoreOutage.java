@@ -1,8 +1,17 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.internal.Durations;
+import io.breakwater.limit.LimitExceededException;
+import io.breakwater.limit.LimitExceededException.Reason;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import reactor.util.Logger;
+
 /**
- * Whether a shared limit's store was found unreachable: then it is left alone for
- * {@link SharedSettings#STORE_RETRY}, and the limit's calls fail open or closed without asking it. Thread-safe.
+ * The fail-open window of a shared limit: whether its store was found unreachable, so that it is left alone for
+ * {@link SharedSettings#STORE_RETRY}, and what becomes of the calls that were waiting for it then: they go through
+ * the limit's local fallback (fail-open) or are refused (fail-closed). Shared by the Redis rate and concurrency
+ * limits. Thread-safe.
  */
 final class StoreOutage {
 
@@ -22,5 +31,33 @@ final class StoreOutage {
   void began(long now) {
     until = now + SharedSettings.STORE_RETRY.toNanos();
     down = true;
+  }
+
+  /**
+   * The store did not answer: {@code error} (then the window opens at {@code now} and {@code log} says so), or
+   * {@code null} while the window is open. Every one of {@code waiting}, already out of the limit's queue, then runs
+   * through the local fallback ({@code failOpen}; its call sees no store permits) or is refused with
+   * {@link Reason#STORE_UNAVAILABLE}.
+   *
+   * @param limit how the log names the limit: {@code Rate limit 'openai'}
+   * @param fallback what fail-open does, for the log: {@code calls go through a local limit}
+   */
+  void letThroughOrRefuse(@Nullable Throwable error, long now, boolean failOpen, Logger log, String limit,
+      String name, Object store, String fallback, List<? extends Turn> waiting) {
+    if (error != null) {
+      began(now);
+      log.warn("{}: {} did not answer ({}); {} for {}", limit, store, error.toString(),
+          failOpen ? fallback : "calls are refused", Durations.format(SharedSettings.STORE_RETRY));
+    }
+    for (Turn w : waiting) {
+      if (failOpen) {
+        if (w.grant()) {
+          w.deliver();
+        }
+      } else {
+        w.fail(new LimitExceededException(name, Reason.STORE_UNAVAILABLE, null, store + " did not answer and the "
+            + "limit fails closed"));
+      }
+    }
   }
 }

@@ -14,14 +14,14 @@ import reactor.core.publisher.Operators;
  * (the last figure its elements carried) replaces its estimate, the provider's headers in an element or in an HTTP
  * error update the limit, and a call refused by Breakwater further in gets its permits back. It remembers where the
  * limit's count of admitted permits stood when it was admitted, so that what the provider says about it can be
- * rebased to now.
+ * rebased to now. A call without a usage figure has nothing to settle when it is cancelled, so its end is settled
+ * without a compare-and-set.
  */
 final class ThrottleSubscriber<T> extends PermitRelay<T> {
 
   private final RateEngine limit;
-  final long estimate;
-  @Nullable
-  private final ToLongFunction<? super T> usage;
+  /** Its weight: the estimate, and the usage figure and headers its elements carry. */
+  private final CallWeight<? super T> weight;
   @Nullable
   private Function<? super T, ? extends Map<String, ? extends List<String>>> headers;
 
@@ -41,9 +41,13 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
     super(actual);
     this.mono = mono;
     this.limit = limit;
-    this.estimate = weight.estimate();
-    this.usage = weight.actual();
+    this.weight = weight;
     this.headers = weight.headers();
+  }
+
+  /** The tokens it took before it ran. */
+  long estimate() {
+    return weight.estimate();
   }
 
   /** Records where the limit stood when this call was admitted. */
@@ -62,7 +66,7 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
   @Override
   public void onNext(T t) {
     checkNotNull(t);
-    if (usage != null || headers != null) {
+    if (weight.actual() != null || headers != null) {
       try {
         read(t);
       } catch (Throwable e) {
@@ -71,7 +75,7 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
         return;
       }
     }
-    if (mono && settle()) {
+    if (mono && settleOnce()) {
       // what follows a Mono's value downstream (the next call of a chain) sees the limit corrected
       settledOnValue = true;
       limit.completed(this, actualTokens);
@@ -80,6 +84,7 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
   }
 
   private void read(T t) {
+    ToLongFunction<? super T> usage = weight.actual();
     if (usage != null) {
       long figure = usage.applyAsLong(t);
       if (figure >= 0) {
@@ -97,7 +102,7 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
 
   @Override
   public void onError(Throwable t) {
-    if (settle()) {
+    if (settleOnce()) {
       limit.failed(this, t, actualTokens);
       actual.onError(t);
     } else if (settledOnValue) {
@@ -109,7 +114,7 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
 
   @Override
   public void onComplete() {
-    if (settle()) {
+    if (settleOnce()) {
       limit.completed(this, actualTokens);
       actual.onComplete();
     } else if (settledOnValue) {
@@ -120,8 +125,16 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
   @Override
   public void cancel() {
     s.cancel();
-    if (settle() && actualTokens >= 0) {
+    if (weight.actual() != null && settle() && actualTokens >= 0) {
       limit.completed(this, actualTokens);
     }
+  }
+
+  /**
+   * Whether this end settles the call: only a call with a usage figure may also be settled by a cancellation racing
+   * its end, so only it needs the compare-and-set.
+   */
+  private boolean settleOnce() {
+    return weight.actual() != null ? settle() : settleAlone();
   }
 }

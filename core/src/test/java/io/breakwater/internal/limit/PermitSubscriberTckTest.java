@@ -14,13 +14,17 @@ public class PermitSubscriberTckTest extends SubscriberWhiteboxVerification<Inte
   private int created;
 
   public PermitSubscriberTckTest() {
-    super(new TestEnvironment());
+    super(new TestEnvironment(1_000));   // generous: the build machine is shared and often loaded
   }
 
   @Override
   public Subscriber<Integer> createSubscriber(WhiteboxSubscriberProbe<Integer> probe) {
-    LocalConcurrencyLimit limit = created++ % 2 == 0 ? fixed : adaptive;
-    return new PermitSubscriber<>(new WhiteboxProbeSubscriber<>(probe), limit, false, limit.now());
+    // every other one for the adaptive limit, a Flux's then a Mono's
+    int n = created++;
+    if (n % 2 == 0) {
+      return new PermitSubscriber<>(new WhiteboxProbeSubscriber<>(probe), fixed);
+    }
+    return new AdaptivePermitSubscriber<>(new WhiteboxProbeSubscriber<>(probe), adaptive, n % 4 == 3);
   }
 
   @Override
