@@ -33,7 +33,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>With {@code taskset} on the PATH and two or more CPUs, the clients (this JVM, every thread of it, and
  * {@code redis-benchmark}) run on CPU 0 and {@code redis-server} on CPU 1, as issue 20 asks: the ratio then reflects
- * each client's cost, not the two sharing a core with the server. The table's first line says whether it was pinned.
+ * each client's cost, not the two sharing a core with the server. The table's first line says whether it was pinned;
+ * {@code -Dbreakwater.redis.pin=false} measures unpinned.
  */
 public final class RedisThroughput {
 
@@ -91,7 +92,8 @@ public final class RedisThroughput {
 
   /** Pins every thread of this JVM (and so the threads it starts later) to CPU 0; false if that is not possible. */
   private static boolean pinClientsToCpuZero() {
-    if (Runtime.getRuntime().availableProcessors() < 2) {
+    if (Runtime.getRuntime().availableProcessors() < 2 || !Boolean.parseBoolean(
+        System.getProperty("breakwater.redis.pin", "true"))) {
       return false;
     }
     try {
