@@ -12,7 +12,8 @@ import java.util.Arrays;
 final class LineBuffer {
 
   static final int INITIAL_CAPACITY = 128;
-  private static final int SHRINK_ABOVE = 64 * 1024;
+  /** A buffer larger than this is given back once idle; the SSE parser's event buffer follows the same rule. */
+  static final int SHRINK_ABOVE = 64 * 1024;
 
   private final int maxBytes;
   /** The line's bytes: {@code bytes[0 .. length)}; read directly by the parser between {@link #end()} calls. */

@@ -23,8 +23,6 @@ public final class SseParser {
   private static final byte COLON = ':';
   private static final byte SPACE = ' ';
 
-  private static final int SHRINK_ABOVE = 64 * 1024;
-
   private final int maxBytes;
   private final boolean comments;
 
@@ -133,7 +131,7 @@ public final class SseParser {
   /** A large event must not pin a large buffer for the rest of a long stream. */
   private void shrinkIdleBuffers() {
     line.shrinkIfIdle();
-    if (dataLength == 0 && data.length > SHRINK_ABOVE) {
+    if (dataLength == 0 && data.length > LineBuffer.SHRINK_ABOVE) {
       data = new byte[LineBuffer.INITIAL_CAPACITY];
     }
   }
