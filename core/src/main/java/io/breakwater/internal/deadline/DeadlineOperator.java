@@ -88,10 +88,11 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
 
   @Override
   public void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
-    subscribe(source, bound, actual);
+    subscribe(source, bound, actual, mono);
   }
 
-  static <T> void subscribe(Publisher<? extends T> source, Bound bound, CoreSubscriber<? super T> actual) {
+  static <T> void subscribe(Publisher<? extends T> source, Bound bound, CoreSubscriber<? super T> actual,
+      boolean mono) {
     Deadline outer = actual.currentContext().getOrDefault(ContextKeys.DEADLINE, null);
     long outerRemaining = outer == null ? 0L : outer.remainingNanos();
     if (outer != null && outerRemaining <= 0) {
@@ -108,7 +109,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
       Operators.error(actual, deadline.exceeded());
       return;
     }
-    DeadlineSubscriber<T> subscriber = new DeadlineSubscriber<>(actual, deadline, budgetNanos);
+    DeadlineSubscriber<T> subscriber = new DeadlineSubscriber<>(actual, deadline, budgetNanos, mono);
     if (Hooks.isAutomaticContextPropagationEnabled()) {
       // Reactor restores thread-locals only where contextWrite changes the Context, so go through it: blocking code
       // upstream (e.g. on boundedElastic) then sees the deadline through Deadline.current().

@@ -128,7 +128,7 @@ public final class TimerWheel {
     int index = (int) (at >> TICK_SHIFT) & (SLOTS - 1);
     Slot slot = slots[index];
     if (slot == null) {
-      slot = new Slot();
+      slot = new Slot(this);
       Slot raced = (Slot) SLOT.compareAndExchange(slots, index, null, slot);
       if (raced != null) {
         slot = raced;
@@ -175,9 +175,15 @@ public final class TimerWheel {
     }
   }
 
-  /** A doubly linked list of timers, with one scheduler task at the earliest instant among them. */
+  /**
+   * A doubly linked list of timers, with one scheduler task at the earliest instant among them. Its lock is its
+   * wheel's: a timer that keeps its own filing state under the same lock (a deadline's subscriber) files, moves and
+   * unfiles itself with one lock taken, not two.
+   */
   static final class Slot {
-    // All guarded by this.
+    /** The wheel's lock. */
+    private final Object lock;
+    // All guarded by lock.
     @Nullable private Timer head;
     @Nullable private Timer tail;
     /** The instant of the task requested last, or NONE when no task is pending. */
@@ -186,13 +192,17 @@ public final class TimerWheel {
     private long generation;
     @Nullable private Disposable task;
 
+    Slot(Object lock) {
+      this.lock = lock;
+    }
+
     /**
      * Files {@code timer} (not filed anywhere) for {@code at}. Returns the task to start once the caller has released
      * its locks, or {@code null} when the slot's task already runs early enough.
      */
     @Nullable
     Start file(Timer timer, long at) {
-      synchronized (this) {
+      synchronized (lock) {
         timer.at = at;
         timer.next = null;
         timer.prev = tail;
@@ -217,7 +227,7 @@ public final class TimerWheel {
      */
     @Nullable
     Disposable unfile(Timer timer) {
-      synchronized (this) {
+      synchronized (lock) {
         if (timer.slot != this) {
           return null;   // taken out by the slot's task, which fires it
         }
@@ -244,7 +254,7 @@ public final class TimerWheel {
      */
     @Nullable
     Disposable cancel(Timer timer, boolean near) {
-      synchronized (this) {
+      synchronized (lock) {
         if (timer.slot != this) {
           return null;   // taken out by the slot's task, which fires it
         }
@@ -277,12 +287,14 @@ public final class TimerWheel {
       timer.slot = null;
     }
 
-    synchronized int size() {
-      int n = 0;
-      for (Timer t = head; t != null; t = t.next) {
-        n++;
+    int size() {
+      synchronized (lock) {
+        int n = 0;
+        for (Timer t = head; t != null; t = t.next) {
+          n++;
+        }
+        return n;
       }
-      return n;
     }
 
     /** Schedules the task of generation {@code g} for {@code at}, unless a later request superseded it. */
@@ -293,7 +305,7 @@ public final class TimerWheel {
         long delay = Math.min(MAX_DELAY, Math.max(0L, at - scheduler.now(TimeUnit.NANOSECONDS)));
         scheduled = scheduler.schedule(new Run(this, g, scheduler), delay, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException rejected) {
-        synchronized (this) {
+        synchronized (lock) {
           if (generation == g) {
             taskAt = NONE;   // the next timer filed here asks again
           }
@@ -301,7 +313,7 @@ public final class TimerWheel {
         throw rejected;
       }
       Disposable superseded = scheduled;
-      synchronized (this) {
+      synchronized (lock) {
         if (generation == g) {
           superseded = task;
           task = head == null ? null : scheduled;   // emptied meanwhile: kept, but not held (see cancel)
@@ -322,7 +334,7 @@ public final class TimerWheel {
       Timer expired = null;
       Timer expiredTail = null;
       Start next = null;
-      synchronized (this) {
+      synchronized (lock) {
         if (generation == g) {
           generation++;
           taskAt = NONE;
