@@ -2,6 +2,7 @@ package io.breakwater.internal;
 
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import reactor.core.CorePublisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
@@ -26,6 +27,20 @@ public final class Lift {
      * @param mono whether the source is a {@code Mono} (at most one item)
      */
     void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono);
+  }
+
+  /**
+   * Subscribes {@code actual} to {@code source} as Reactor's own operators subscribe to theirs: a Reactor publisher
+   * through {@link CorePublisher#subscribe(CoreSubscriber)}, without the hooks and checks of a subscription from
+   * outside the chain (which the subscription of the chain's last operator has made already).
+   */
+  @SuppressWarnings("unchecked")
+  public static <T> void subscribeInside(Publisher<? extends T> source, CoreSubscriber<? super T> actual) {
+    if (source instanceof CorePublisher<?> core) {
+      ((CorePublisher<T>) core).subscribe(actual);
+    } else {
+      source.subscribe(actual);
+    }
   }
 
   /** {@code source} wrapped so that each subscription goes through {@code onSubscribe}. */

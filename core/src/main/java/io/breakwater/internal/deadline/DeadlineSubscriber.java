@@ -12,6 +12,7 @@ import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.context.Context;
 
 /**
@@ -59,6 +60,8 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private final CoreSubscriber<? super T> actual;
   private final Deadline deadline;
   private final long expiresAt;
+  /** The instant the deadline started, or {@link TimerWheel#NONE} when its expiry saturated. */
+  private final long startNanos;
   /** Whether its budget is within {@link TimerWheel#KEEP_HORIZON}: its slot may keep its task once it is released. */
   private final boolean near;
   private final Context context;
@@ -106,20 +109,26 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       AtomicReferenceFieldUpdater.newUpdater(DeadlineSubscriber.class, DeadlineSubscriber.class, "nested");
 
   DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline) {
-    this(actual, deadline, deadline.budget().toNanos(), false);
+    this(actual, deadline, deadline.budget().toNanos(), false,
+        sharedTimer(actual.currentContext(), deadline.scheduler()));
   }
 
-  DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline, long budgetNanos, boolean mono) {
+  /**
+   * @param shared the subscriber of the outermost deadline on {@code deadline}'s scheduler, found in
+   *     {@code actual}'s Context by {@link #sharedTimer}, or {@code null}
+   */
+  DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline, long budgetNanos, boolean mono,
+      @Nullable DeadlineSubscriber<?> shared) {
     this.actual = actual;
     this.deadline = deadline;
     this.mono = mono;
     this.subscribing = Thread.currentThread();
     this.expiresAt = deadline.expiresAtNanos();
+    this.startNanos = expiresAt == Long.MAX_VALUE ? TimerWheel.NONE : expiresAt - budgetNanos;
     this.near = budgetNanos <= TimerWheel.KEEP_HORIZON;
     Context outer = actual.currentContext();
-    Object shared = outer.getOrDefault(SHARED_TIMER, null);
-    if (shared instanceof DeadlineSubscriber<?> timer && timer.deadline.scheduler() == deadline.scheduler()) {
-      this.enclosing = timer;
+    if (shared != null) {
+      this.enclosing = shared;
       this.context = outer.put(ContextKeys.DEADLINE, deadline);
     } else {
       this.enclosing = null;
@@ -127,6 +136,26 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
           ? Context.of(ContextKeys.DEADLINE, deadline, SHARED_TIMER, this)
           : outer.put(ContextKeys.DEADLINE, deadline).put(SHARED_TIMER, this);
     }
+  }
+
+  /** The subscriber whose timer deadlines on {@code scheduler} share in {@code context}, or {@code null}. */
+  @Nullable
+  static DeadlineSubscriber<?> sharedTimer(Context context, Scheduler scheduler) {
+    Object shared = context.getOrDefault(SHARED_TIMER, null);
+    return shared instanceof DeadlineSubscriber<?> timer && timer.deadline.scheduler() == scheduler ? timer : null;
+  }
+
+  Deadline deadline() {
+    return deadline;
+  }
+
+  /**
+   * The instant this deadline started, if the calling thread is subscribing to it now (inside its
+   * {@code source.subscribe}); else {@link TimerWheel#NONE}. A deadline below it subscribed then starts at the same
+   * instant: one clock read for a call's whole chain of deadlines, and in virtual time the very same instant.
+   */
+  long startIfSubscribingHere() {
+    return Thread.currentThread() == subscribing && !returned ? startNanos : TimerWheel.NONE;
   }
 
   @Override
