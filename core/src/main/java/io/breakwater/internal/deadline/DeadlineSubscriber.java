@@ -33,7 +33,13 @@ import reactor.util.context.Context;
  * a time; another one alongside it (e.g. in a {@code flatMap}) files its own.
  *
  * <p>The timer and {@code onNext} are serialised by a small state machine, so the error is never signalled while an
- * item is being delivered.
+ * item is being delivered. A {@code Mono}'s item meets the deadline: it claims the end of the call in one atomic step
+ * and releases the timer before it is delivered, and the completion after it passes through.
+ *
+ * <p>What an asynchronous call costs: one clock read (none for a deadline subscribed inside its enclosing deadline's
+ * subscription, see {@link #startIfSubscribingHere}), one CAS setting the wheel, one lock to file the timer, one CAS
+ * to claim the end (a {@code Mono}), one lock to unfile it. The arming gate takes no atomic step when
+ * {@code onSubscribe} comes inside the subscription, on the subscribing thread.
  */
 final class DeadlineSubscriber<T> extends TimerWheel.Timer
     implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
@@ -285,7 +291,9 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     synchronized (w) {
       released = true;
       armed = false;
-      nested = null;
+      if (nested != null) {
+        nested = null;   // written only when set: a volatile write costs a fence
+      }
       TimerWheel.Slot filedIn = slot;
       if (filedIn != null) {
         stale = filedIn.cancel(this, near);
