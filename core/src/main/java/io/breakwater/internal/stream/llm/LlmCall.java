@@ -181,7 +181,9 @@ final class LlmCall {
   /** One request: the first, a retry or a resume, or (when {@code hedge}) a backup for the attempt in flight. */
   private Flux<Item> attempt(boolean hedge) {
     int number = ATTEMPTS.incrementAndGet(this);
-    boolean resume = contentDelivered;
+    // a hedge always starts afresh: one due just as the attempt it backs up delivered its first content must not
+    // continue (and decode with) that attempt's decoder; the hedge operator cancels it as the race is already won
+    boolean resume = !hedge && contentDelivered;
     if (number > 1 && !hedge) {
       count(resume ? "breakwater.stream.resumes" : "breakwater.stream.retries", lastFailureKind);
       resumes += resume ? 1 : 0;
