@@ -24,10 +24,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import io.breakwater.internal.Lift;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoOperator;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 
 /**
  * A cross-check of {@code GuardedByAsyncBenchmark} and {@code LimitBenchmark} for a shared, noisy machine: the
@@ -42,6 +47,7 @@ import reactor.core.scheduler.Schedulers;
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved breaker 10000 1
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved breaker 10000 2
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved limit 1000 1
+ * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved shell 1000 1
  * </pre>
  */
 public final class AsyncInterleaved {
@@ -61,8 +67,9 @@ public final class AsyncInterleaved {
     String row = args.length > 0 ? args[0] : "breaker";
     int inFlight = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
     int threads = args.length > 2 ? Integer.parseInt(args[2]) : 1;
-    Map<String, Function<Mono<Integer>, Mono<Integer>>> variants = row.equals("limit") ? limits() : breakers();
-    String peer = row.equals("limit") ? null : "resilience4j";
+    Map<String, Function<Mono<Integer>, Mono<Integer>>> variants = row.equals("limit") ? limits()
+        : row.equals("shell") ? shells() : breakers();
+    String peer = row.equals("breaker") ? "resilience4j" : null;
     String only = System.getProperty("only");
     if (only != null) {
       variants.keySet().removeIf(name -> !name.equals("baseline") && !name.matches(only));
@@ -161,6 +168,71 @@ public final class AsyncInterleaved {
     variants.put("breakwaterThrottledBy", m -> Mono.from(throttled.apply(m)));
     variants.put("resilience4jRateLimiter", m -> m.transform(rateLimiter));
     return variants;
+  }
+
+  /**
+   * What every hand-written operator pays before it does anything: {@link Lift}'s wrapper and a subscriber that only
+   * relays the signals, against the same relay behind a plain {@code MonoOperator}.
+   */
+  private static Map<String, Function<Mono<Integer>, Mono<Integer>>> shells() {
+    Lift.OnSubscribe<Integer> relay = (source, actual, mono) -> source.subscribe(new Relay(actual));
+    Map<String, Function<Mono<Integer>, Mono<Integer>>> variants = new LinkedHashMap<>();
+    variants.put("baseline", m -> m);
+    variants.put("liftRelay", m -> Mono.from(Lift.apply(m, "relay", relay)));
+    variants.put("monoOperatorRelay", m -> new MonoOperator<Integer, Integer>(m) {
+      @Override
+      public void subscribe(CoreSubscriber<? super Integer> actual) {
+        source.subscribe(new Relay(actual));
+      }
+    });
+    return variants;
+  }
+
+  /** A subscriber that relays every signal and request, as an operator's subscriber does before its own work. */
+  private static final class Relay implements CoreSubscriber<Integer>, Subscription {
+    private final CoreSubscriber<? super Integer> actual;
+    @SuppressWarnings("NullAway.Init")
+    private Subscription s;
+
+    Relay(CoreSubscriber<? super Integer> actual) {
+      this.actual = actual;
+    }
+
+    @Override
+    public Context currentContext() {
+      return actual.currentContext();
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+      this.s = s;
+      actual.onSubscribe(this);
+    }
+
+    @Override
+    public void onNext(Integer value) {
+      actual.onNext(value);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      actual.onError(t);
+    }
+
+    @Override
+    public void onComplete() {
+      actual.onComplete();
+    }
+
+    @Override
+    public void request(long n) {
+      s.request(n);
+    }
+
+    @Override
+    public void cancel() {
+      s.cancel();
+    }
   }
 
   /** Runs a chunk of {@code name} on every thread at once; the slowest thread's time per call. */
