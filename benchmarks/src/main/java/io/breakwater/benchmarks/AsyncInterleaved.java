@@ -5,6 +5,7 @@ import static io.breakwater.Breakwater.limitedBy;
 import static io.breakwater.Breakwater.throttledBy;
 
 import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.internal.Lift;
 import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.RateLimit;
 import io.github.resilience4j.bulkhead.Bulkhead;
@@ -24,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import io.breakwater.internal.Lift;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
@@ -49,6 +49,9 @@ import reactor.util.context.Context;
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved limit 1000 1
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved shell 1000 1
  * </pre>
+ *
+ * <p>{@code -Donly=REGEX} keeps the baseline and the variants whose names match, so that a variant can run in a JVM of
+ * its own (as JMH's forks do), its call sites' profiles not shared with the others'.
  */
 public final class AsyncInterleaved {
 
