@@ -2,12 +2,13 @@ package io.breakwater.internal;
 
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
-import reactor.core.CorePublisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoOperator;
+import reactor.core.publisher.Operators;
 
 /**
  * Wraps a source so that subscribing to it goes through a hand-written operator's own subscribe logic: a {@code Mono}
@@ -30,16 +31,30 @@ public final class Lift {
   }
 
   /**
-   * Subscribes {@code actual} to {@code source} as Reactor's own operators subscribe to theirs: a Reactor publisher
-   * through {@link CorePublisher#subscribe(CoreSubscriber)}, without the hooks and checks of a subscription from
-   * outside the chain (which the subscription of the chain's last operator has made already).
+   * Subscribes an operator's own subscriber to its upstream as Reactor's operators do: straight to
+   * {@code subscribe(CoreSubscriber)} of a {@code Mono} or {@code Flux}. {@code Publisher.subscribe(Subscriber)} does
+   * what a subscription made by user code needs and an operator's does not: the last-operator hook (which would then
+   * run again at every hand-written operator of a chain), the subscriber's conversion, and the walk over fused
+   * operators with its interface type checks, which cost more than a whole breaker on JDK 17 (its one-entry cache of
+   * secondary supertypes thrashes). With automatic context propagation on, it takes the public path, which restores
+   * thread-locals around a publisher Reactor does not know. A source that throws while subscribing fails
+   * {@code subscriber}, as on the public path, so that the operator still settles what it holds.
    */
-  @SuppressWarnings("unchecked")
-  public static <T> void subscribeInside(Publisher<? extends T> source, CoreSubscriber<? super T> actual) {
-    if (source instanceof CorePublisher<?> core) {
-      ((CorePublisher<T>) core).subscribe(actual);
-    } else {
-      source.subscribe(actual);
+  public static <T> void subscribeUpstream(Publisher<? extends T> source, CoreSubscriber<? super T> subscriber) {
+    if (Hooks.isAutomaticContextPropagationEnabled()) {
+      source.subscribe(subscriber);
+      return;
+    }
+    try {
+      if (source instanceof Mono<? extends T> mono) {
+        mono.subscribe(subscriber);
+      } else if (source instanceof Flux<? extends T> flux) {
+        flux.subscribe(subscriber);
+      } else {
+        source.subscribe(subscriber);
+      }
+    } catch (Throwable e) {
+      Operators.reportThrowInSubscribe(subscriber, e);
     }
   }
 

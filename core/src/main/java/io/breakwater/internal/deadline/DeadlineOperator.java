@@ -112,7 +112,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
     }
     Deadline deadline = bound.under(outer, outerRemaining, now);
     if (deadline == null) {
-      Lift.subscribeInside(source, actual);
+      Lift.subscribeUpstream(source, actual);
       return;
     }
     long budgetNanos = deadline.budget().toNanos();
@@ -127,7 +127,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
       // upstream (e.g. on boundedElastic) then sees the deadline through Deadline.current().
       Flux.from(source).contextWrite(Context.of(ContextKeys.DEADLINE, deadline)).subscribe(subscriber);
     } else {
-      Lift.subscribeInside(source, subscriber);
+      Lift.subscribeUpstream(source, subscriber);
     }
     subscriber.subscribed();
   }
