@@ -108,7 +108,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private boolean armed;
   /** This deadline is over: its timer is unfiled and takes no nested deadline any more. Guarded by the wheel's lock. */
   private boolean released;
-  /** The nested deadline sharing the timer: set under the monitor, cleared by it (CAS) when it ends, or on firing. */
+  /** The nested deadline sharing the timer: set under the wheel's lock, cleared (CAS) when it ends or on firing. */
   @Nullable private volatile DeadlineSubscriber<?> nested;
   @SuppressWarnings("rawtypes")
   private static final AtomicReferenceFieldUpdater<DeadlineSubscriber, DeadlineSubscriber> NESTED =
