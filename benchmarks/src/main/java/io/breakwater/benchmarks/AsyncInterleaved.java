@@ -48,6 +48,8 @@ import reactor.util.context.Context;
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved breaker 10000 2
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved limit 1000 1
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved shell 1000 1
+ * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved deadline 10000 1
+ * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved pipeline 10000 1
  * </pre>
  *
  * <p>{@code -Donly=REGEX} keeps the baseline and the variants whose names match, so that a variant can run in a JVM of
@@ -71,8 +73,10 @@ public final class AsyncInterleaved {
     int inFlight = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
     int threads = args.length > 2 ? Integer.parseInt(args[2]) : 1;
     Map<String, Function<Mono<Integer>, Mono<Integer>>> variants = row.equals("limit") ? limits()
-        : row.equals("shell") ? shells() : breakers();
-    String peer = row.equals("breaker") ? "resilience4j" : null;
+        : row.equals("shell") ? shells() : row.equals("deadline") ? TimerRows.deadlines()
+        : row.equals("pipeline") ? TimerRows.pipelines() : breakers();
+    String peer = row.equals("breaker") || row.equals("pipeline") ? "resilience4j"
+        : row.equals("deadline") ? "resilience4jTimeLimiter" : null;
     String only = System.getProperty("only");
     if (only != null) {
       variants.keySet().removeIf(name -> !name.equals("baseline") && !name.matches(only));

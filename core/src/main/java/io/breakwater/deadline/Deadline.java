@@ -42,19 +42,21 @@ public final class Deadline {
   private final long expiresAtNanos;
   private final boolean call;
 
-  private Deadline(String name, long budgetNanos, DeadlineSpec spec, Scheduler scheduler, boolean call) {
+  private Deadline(String name, long budgetNanos, DeadlineSpec spec, Scheduler scheduler, boolean call,
+      long startNanos) {
     this.name = name;
     this.budgetNanos = budgetNanos;
     this.spec = spec;
     this.scheduler = scheduler;
     this.call = call;
-    this.startNanos = scheduler.now(TimeUnit.NANOSECONDS);
+    this.startNanos = startNanos;
     this.expiresAtNanos = saturatedAdd(startNanos, budgetNanos);
   }
 
   /** A task deadline that starts now on {@code scheduler}'s clock and expires after {@code spec.budget()}. */
   public static Deadline start(DeadlineSpec spec, Scheduler scheduler) {
-    return new Deadline(spec.name(), spec.budget().toNanos(), spec, scheduler, false);
+    return new Deadline(spec.name(), spec.budget().toNanos(), spec, scheduler, false,
+        scheduler.now(TimeUnit.NANOSECONDS));
   }
 
   /**
@@ -64,7 +66,17 @@ public final class Deadline {
    * per-call budget.
    */
   public static Deadline startCall(String name, Duration budget, DeadlineSpec derivation, Scheduler scheduler) {
-    return new Deadline(name, budget.toNanos(), derivation, scheduler, true);
+    return startCall(name, budget, derivation, scheduler, scheduler.now(TimeUnit.NANOSECONDS));
+  }
+
+  /**
+   * {@link #startCall(String, Duration, DeadlineSpec, Scheduler)} for a call that started at {@code startNanos} on
+   * {@code scheduler}'s clock (as {@code scheduler.now(TimeUnit.NANOSECONDS)} reads it): for an operator that has
+   * just read that clock, or that starts the call at the same instant as the deadline it runs under.
+   */
+  public static Deadline startCall(String name, Duration budget, DeadlineSpec derivation, Scheduler scheduler,
+      long startNanos) {
+    return new Deadline(name, budget.toNanos(), derivation, scheduler, true, startNanos);
   }
 
   /** The deadline in force in {@code context}, if any. */

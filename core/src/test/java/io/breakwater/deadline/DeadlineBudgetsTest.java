@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -84,6 +85,19 @@ class DeadlineBudgetsTest {
 
     assertThat(deadline.isExpired()).isFalse();
     assertThat(deadline.perCallBudget()).isEqualTo(Duration.ofSeconds(12));
+  }
+
+  @Test
+  void aCallStartedAtAGivenInstantExpiresItsBudgetAfterItAndCountsTimeUsedFromIt() {
+    clock.advanceTimeBy(Duration.ofSeconds(2));
+    long started = clock.now(TimeUnit.NANOSECONDS) - Duration.ofSeconds(1).toNanos();
+    Deadline call = Deadline.startCall("lookup", Duration.ofSeconds(3), DeadlineSpec.of(Duration.ZERO), clock, started);
+
+    assertThat(call.expiresAtNanos()).isEqualTo(started + Duration.ofSeconds(3).toNanos());
+    assertThat(call.elapsed()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(call.remaining()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(Deadline.startCall("far", Duration.ofNanos(Long.MAX_VALUE), DeadlineSpec.of(Duration.ZERO), clock,
+        started).expiresAtNanos()).as("saturates").isEqualTo(Long.MAX_VALUE);
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -31,9 +32,10 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
      * so that the outer operator enforces it and this one adds nothing: no timer, no wrapper.
      *
      * @param outerRemaining {@code outer}'s remaining time, read once for the whole decision (0 without one)
+     * @param now the instant on {@code outer}'s clock that {@code outerRemaining} was read at (0 without one)
      */
     @Nullable
-    Deadline under(@Nullable Deadline outer, long outerRemaining);
+    Deadline under(@Nullable Deadline outer, long outerRemaining, long now);
   }
 
   private static final DeadlineSpec DEFAULT_DERIVATION = DeadlineSpec.of(Duration.ZERO);
@@ -47,7 +49,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
   /** A task deadline of {@code spec.budget()}, unless an earlier one is in force. */
   public static <T> DeadlineOperator<T> task(DeadlineSpec spec) {
     long budgetNanos = spec.budget().toNanos();
-    return new DeadlineOperator<>((outer, outerRemaining) -> outer != null && outerRemaining <= budgetNanos
+    return new DeadlineOperator<>((outer, outerRemaining, now) -> outer != null && outerRemaining <= budgetNanos
         ? null
         : Deadline.start(spec, spec.scheduler().get()));
   }
@@ -63,14 +65,14 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
   /** {@link #perCall(Duration)}, timed by {@code clock} (resolved at subscription) when no deadline is in force. */
   public static <T> DeadlineOperator<T> perCall(Duration max, Supplier<Scheduler> clock) {
     long maxNanos = max.toNanos();
-    return new DeadlineOperator<>((outer, outerRemaining) -> {
+    return new DeadlineOperator<>((outer, outerRemaining, now) -> {
       if (outer == null) {
         return Deadline.startCall("per-call", max, DEFAULT_DERIVATION, clock.get());
       }
       long budget = Math.min(maxNanos, perCallNanos(outer, outerRemaining));
       return outerRemaining <= budget
           ? null
-          : Deadline.startCall("per-call", Duration.ofNanos(budget), outer.spec(), outer.scheduler());
+          : Deadline.startCall("per-call", Duration.ofNanos(budget), outer.spec(), outer.scheduler(), now);
     });
   }
 
@@ -88,19 +90,29 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
 
   @Override
   public void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
-    subscribe(source, bound, actual);
+    subscribe(source, bound, actual, mono);
   }
 
-  static <T> void subscribe(Publisher<? extends T> source, Bound bound, CoreSubscriber<? super T> actual) {
-    Deadline outer = actual.currentContext().getOrDefault(ContextKeys.DEADLINE, null);
-    long outerRemaining = outer == null ? 0L : outer.remainingNanos();
-    if (outer != null && outerRemaining <= 0) {
-      Operators.error(actual, outer.exceeded());
-      return;
+  static <T> void subscribe(Publisher<? extends T> source, Bound bound, CoreSubscriber<? super T> actual,
+      boolean mono) {
+    Context context = actual.currentContext();
+    Deadline outer = context.getOrDefault(ContextKeys.DEADLINE, null);
+    DeadlineSubscriber<?> shared = null;
+    long now = 0L;
+    long outerRemaining = 0L;
+    if (outer != null) {
+      shared = DeadlineSubscriber.sharedTimer(context, outer.scheduler());
+      long startedWith = shared == null ? TimerWheel.NONE : shared.startIfSubscribingHere();
+      now = startedWith != TimerWheel.NONE ? startedWith : outer.scheduler().now(TimeUnit.NANOSECONDS);
+      outerRemaining = outer.expiresAtNanos() - now;
+      if (outerRemaining <= 0) {
+        Operators.error(actual, outer.exceeded());
+        return;
+      }
     }
-    Deadline deadline = bound.under(outer, outerRemaining);
+    Deadline deadline = bound.under(outer, outerRemaining, now);
     if (deadline == null) {
-      source.subscribe(actual);
+      Lift.subscribeUpstream(source, actual);
       return;
     }
     long budgetNanos = deadline.budget().toNanos();
@@ -108,13 +120,14 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
       Operators.error(actual, deadline.exceeded());
       return;
     }
-    DeadlineSubscriber<T> subscriber = new DeadlineSubscriber<>(actual, deadline, budgetNanos);
+    DeadlineSubscriber<T> subscriber = new DeadlineSubscriber<>(actual, deadline, budgetNanos, mono,
+        shared != null && shared.deadline().scheduler() == deadline.scheduler() ? shared : null);
     if (Hooks.isAutomaticContextPropagationEnabled()) {
       // Reactor restores thread-locals only where contextWrite changes the Context, so go through it: blocking code
       // upstream (e.g. on boundedElastic) then sees the deadline through Deadline.current().
       Flux.from(source).contextWrite(Context.of(ContextKeys.DEADLINE, deadline)).subscribe(subscriber);
     } else {
-      source.subscribe(subscriber);
+      Lift.subscribeUpstream(source, subscriber);
     }
     subscriber.subscribed();
   }

@@ -2,6 +2,7 @@ package io.breakwater.internal.deadline;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.ContextKeys;
+import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
@@ -11,6 +12,7 @@ import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.Scannable;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.context.Context;
 
 /**
@@ -31,7 +33,13 @@ import reactor.util.context.Context;
  * a time; another one alongside it (e.g. in a {@code flatMap}) files its own.
  *
  * <p>The timer and {@code onNext} are serialised by a small state machine, so the error is never signalled while an
- * item is being delivered.
+ * item is being delivered. A {@code Mono}'s item meets the deadline: it claims the end of the call in one atomic step
+ * and releases the timer before it is delivered, and the completion after it passes through.
+ *
+ * <p>What an asynchronous call costs: one clock read (none for a deadline subscribed inside its enclosing deadline's
+ * subscription, see {@link #startIfSubscribingHere}), one CAS setting the wheel, one lock to file the timer, one CAS
+ * to claim the end (a {@code Mono}), one lock to unfile it. The arming gate takes no atomic step when
+ * {@code onSubscribe} comes inside the subscription, on the subscribing thread.
  */
 final class DeadlineSubscriber<T> extends TimerWheel.Timer
     implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
@@ -41,6 +49,11 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   /** The timer fired during {@code onNext}; the emitting thread signals the error when it returns. */
   private static final int EXPIRED_WHILE_EMITTING = 2;
   private static final int TERMINATED = 3;
+  /**
+   * A {@code Mono}'s item arrived in time: the deadline is met, its timer released, and the rest of upstream's signals
+   * (the completion) pass through as they come.
+   */
+  private static final int RELAYING = 4;
 
   /** The Context key of the outermost deadline's subscriber, whose timer tighter deadlines below it share. */
   private static final Object SHARED_TIMER = new Object() {
@@ -53,11 +66,21 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private final CoreSubscriber<? super T> actual;
   private final Deadline deadline;
   private final long expiresAt;
+  /** The instant the deadline started, or {@link TimerWheel#NONE} when its expiry saturated. */
+  private final long startNanos;
   /** Whether its budget is within {@link TimerWheel#KEEP_HORIZON}: its slot may keep its task once it is released. */
   private final boolean near;
   private final Context context;
   /** The enclosing deadline whose timer this one shares when it can, or {@code null}. */
   @Nullable private final DeadlineSubscriber<?> enclosing;
+  /** Whether upstream is a {@code Mono}: its item meets the deadline (see {@link #RELAYING}). */
+  private final boolean mono;
+  /** The thread that subscribes: an {@code onSubscribe} on it before {@link #subscribed} needs no atomic gate. */
+  private final Thread subscribing;
+  /** {@link #subscribed} has been called. Written and read on the subscribing thread only. */
+  private boolean returned;
+  /** {@code onSubscribe} was passed down on the subscribing thread, inside the subscription. Same confinement. */
+  private boolean subscribedInline;
 
   // set in onSubscribe, which Reactive Streams (rule 1.9) signals before anything that reads it
   @SuppressWarnings("NullAway.Init")
@@ -73,34 +96,45 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private static final AtomicIntegerFieldUpdater<DeadlineSubscriber> GATE =
       AtomicIntegerFieldUpdater.newUpdater(DeadlineSubscriber.class, "gate");
 
-  // This subscriber's timer. Its filing is changed only under this subscriber's monitor.
-  /** Whether the timer may be filed: set before filing, read after terminating, so one of the two releases it. */
-  private volatile boolean timerUsed;
-  /** This deadline waits on its own timer. Guarded by this. */
+  // This subscriber's timer. Its filing is changed only under the lock of its wheel, the one lock a filing takes.
+  /**
+   * The wheel this subscriber's timer is filed in, set once (by CAS) before it is first filed; read after terminating,
+   * so that either the filing sees the end or the end sees the wheel and unfiles the timer.
+   */
+  @Nullable private volatile TimerWheel wheel;
+  private static final AtomicReferenceFieldUpdater<DeadlineSubscriber, TimerWheel> WHEEL =
+      AtomicReferenceFieldUpdater.newUpdater(DeadlineSubscriber.class, TimerWheel.class, "wheel");
+  /** This deadline waits on its own timer. Guarded by the wheel's lock. */
   private boolean armed;
-  /** This deadline is over: its timer is unfiled and takes no nested deadline any more. Guarded by this. */
+  /** This deadline is over: its timer is unfiled and takes no nested deadline any more. Guarded by the wheel's lock. */
   private boolean released;
-  /** Guarded by this. */
-  @Nullable private TimerWheel wheel;
-  /** The nested deadline sharing the timer: set under the monitor, cleared by it (CAS) when it ends, or on firing. */
+  /** The nested deadline sharing the timer: set under the wheel's lock, cleared (CAS) when it ends or on firing. */
   @Nullable private volatile DeadlineSubscriber<?> nested;
   @SuppressWarnings("rawtypes")
   private static final AtomicReferenceFieldUpdater<DeadlineSubscriber, DeadlineSubscriber> NESTED =
       AtomicReferenceFieldUpdater.newUpdater(DeadlineSubscriber.class, DeadlineSubscriber.class, "nested");
 
   DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline) {
-    this(actual, deadline, deadline.budget().toNanos());
+    this(actual, deadline, deadline.budget().toNanos(), false,
+        sharedTimer(actual.currentContext(), deadline.scheduler()));
   }
 
-  DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline, long budgetNanos) {
+  /**
+   * @param shared the subscriber of the outermost deadline on {@code deadline}'s scheduler, found in
+   *     {@code actual}'s Context by {@link #sharedTimer}, or {@code null}
+   */
+  DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline, long budgetNanos, boolean mono,
+      @Nullable DeadlineSubscriber<?> shared) {
     this.actual = actual;
     this.deadline = deadline;
+    this.mono = mono;
+    this.subscribing = Thread.currentThread();
     this.expiresAt = deadline.expiresAtNanos();
+    this.startNanos = expiresAt == Long.MAX_VALUE ? TimerWheel.NONE : expiresAt - budgetNanos;
     this.near = budgetNanos <= TimerWheel.KEEP_HORIZON;
     Context outer = actual.currentContext();
-    Object shared = outer.getOrDefault(SHARED_TIMER, null);
-    if (shared instanceof DeadlineSubscriber<?> timer && timer.deadline.scheduler() == deadline.scheduler()) {
-      this.enclosing = timer;
+    if (shared != null) {
+      this.enclosing = shared;
       this.context = outer.put(ContextKeys.DEADLINE, deadline);
     } else {
       this.enclosing = null;
@@ -108,6 +142,26 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
           ? Context.of(ContextKeys.DEADLINE, deadline, SHARED_TIMER, this)
           : outer.put(ContextKeys.DEADLINE, deadline).put(SHARED_TIMER, this);
     }
+  }
+
+  /** The subscriber whose timer deadlines on {@code scheduler} share in {@code context}, or {@code null}. */
+  @Nullable
+  static DeadlineSubscriber<?> sharedTimer(Context context, Scheduler scheduler) {
+    Object shared = context.getOrDefault(SHARED_TIMER, null);
+    return shared instanceof DeadlineSubscriber<?> timer && timer.deadline.scheduler() == scheduler ? timer : null;
+  }
+
+  Deadline deadline() {
+    return deadline;
+  }
+
+  /**
+   * The instant this deadline started, if the calling thread is subscribing to it now (inside its
+   * {@code source.subscribe}); else {@link TimerWheel#NONE}. A deadline below it subscribed then starts at the same
+   * instant: one clock read for a call's whole chain of deadlines, and in virtual time the very same instant.
+   */
+  long startIfSubscribingHere() {
+    return Thread.currentThread() == subscribing && !returned ? startNanos : TimerWheel.NONE;
   }
 
   @Override
@@ -120,7 +174,11 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     if (Operators.validate(this.s, s)) {
       this.s = s;
       actual.onSubscribe(this);
-      passGate();
+      if (Thread.currentThread() == subscribing && !returned) {
+        subscribedInline = true;   // the common case: {@link #subscribed} follows on this thread and arms
+      } else {
+        passGate();
+      }
     }
   }
 
@@ -128,14 +186,22 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
    * Called once {@code source.subscribe(this)} has returned. The timer is armed by whichever of this and
    * {@link #onSubscribe} comes second, and only if the source has not terminated by then: a chain that completes
    * during its subscription arms no timer, even when an operator below signals {@code onSubscribe} before it
-   * subscribes to its own source (as retry operators do).
+   * subscribes to its own source (as retry operators do). When {@code onSubscribe} came inside the subscription, on
+   * this thread, the order is known and no atomic gate is passed; otherwise both pass one.
    */
   void subscribed() {
-    passGate();
+    returned = true;
+    if (subscribedInline) {
+      if (state <= EMITTING) {
+        arm();
+      }
+    } else {
+      passGate();
+    }
   }
 
   private void passGate() {
-    if (GATE.incrementAndGet(this) == 2 && state != TERMINATED) {
+    if (GATE.incrementAndGet(this) == 2 && state <= EMITTING) {
       arm();
     }
   }
@@ -143,16 +209,12 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private void arm() {
     try {
       if (enclosing != null && enclosing.share(this)) {
-        if (state == TERMINATED) {
+        if (state > EMITTING) {
           enclosing.leave(this);   // ended while joining: releaseTimer() may have run before the join
         }
         return;
       }
-      timerUsed = true;
-      fileOwn();
-      if (state == TERMINATED) {
-        releaseOwn();
-      }
+      fileOwn(claimWheel());
     } catch (RejectedExecutionException rejected) {
       RuntimeException e = Operators.onRejectedExecution(rejected, this, null, null, context);
       if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
@@ -164,11 +226,11 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   }
 
   /** Files this subscriber's timer for the earlier of its deadline and the nested one's, unless filed earlier. */
-  private void fileOwn() {
+  private void fileOwn(TimerWheel w) {
     TimerWheel.Start start;
     Disposable stale = null;
-    synchronized (this) {
-      if (released) {
+    synchronized (w) {
+      if (released || state > EMITTING) {   // read after the wheel is set: an end from now on unfiles the timer
         return;
       }
       armed = true;
@@ -181,7 +243,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       if (filedIn != null) {
         stale = filedIn.unfile(this);
       }
-      start = wheel().slot(want).file(this, want);
+      start = w.slot(want).file(this, want);
     }
     startAfterLocks(stale, start);
   }
@@ -193,12 +255,9 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private boolean share(DeadlineSubscriber<?> d) {
     TimerWheel.Start start;
     Disposable stale = null;
-    synchronized (this) {
-      if (released || nested != null) {
-        return false;
-      }
-      timerUsed = true;
-      if (state == TERMINATED) {   // read after timerUsed is set: if this ended meanwhile, its release sees the timer
+    TimerWheel w = claimWheel();
+    synchronized (w) {
+      if (released || nested != null || state > EMITTING) {   // the state is read after the wheel is set, as above
         return false;
       }
       nested = d;
@@ -210,7 +269,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       if (filedIn != null) {
         stale = filedIn.unfile(this);
       }
-      start = wheel().slot(want).file(this, want);
+      start = w.slot(want).file(this, want);
     }
     startAfterLocks(stale, start);
     return true;
@@ -227,12 +286,14 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
    * This deadline is over: its timer is unfiled (a nested deadline, if any, is being cancelled with it). Its slot's
    * task stays for the timers filed next (see {@link TimerWheel}).
    */
-  private void releaseOwn() {
+  private void releaseOwn(TimerWheel w) {
     Disposable stale = null;
-    synchronized (this) {
+    synchronized (w) {
       released = true;
       armed = false;
-      nested = null;
+      if (nested != null) {
+        nested = null;   // written only when set: a volatile write costs a fence
+      }
       TimerWheel.Slot filedIn = slot;
       if (filedIn != null) {
         stale = filedIn.cancel(this, near);
@@ -247,17 +308,21 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     if (enclosing != null) {
       enclosing.leave(this);
     }
-    if (timerUsed) {
-      releaseOwn();
+    TimerWheel w = wheel;
+    if (w != null) {
+      releaseOwn(w);
     }
   }
 
-  /** Guarded by this. */
-  private TimerWheel wheel() {
+  /**
+   * The wheel to file this subscriber's timer in: the calling thread's for the deadline's scheduler, unless another
+   * filing chose one first. Setting it is the atomic step an end of the call, reading it, is ordered against.
+   */
+  private TimerWheel claimWheel() {
     TimerWheel w = wheel;
     if (w == null) {
-      w = TimerWheel.of(deadline.scheduler());
-      wheel = w;
+      TimerWheel mine = TimerWheel.of(deadline.scheduler());
+      w = WHEEL.compareAndSet(this, null, mine) ? mine : Objects.requireNonNull(wheel);
     }
     return w;
   }
@@ -279,7 +344,11 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   protected void expire(long now) {
     DeadlineSubscriber<?> due = null;
     TimerWheel.Start start = null;
-    synchronized (this) {
+    TimerWheel w = wheel;
+    if (w == null) {
+      return;   // never filed: cannot happen, a timer fires only once filed
+    }
+    synchronized (w) {
       if (slot != null) {
         return;   // filed again since it was taken out, for an instant no later than any waited for
       }
@@ -297,7 +366,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
           want = Math.min(want, n.expiresAt);
         }
         if (want != TimerWheel.NONE) {
-          start = wheel().slot(want).file(this, want);
+          start = w.slot(want).file(this, want);
         }
       }
     }
@@ -343,6 +412,10 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       throw new NullPointerException("onNext(null) in withDeadline(" + deadline.name()
           + "): Reactive Streams rule 2.13");
     }
+    if (mono) {
+      onlyItem(t);
+      return;
+    }
     int current = state;
     if (current == EMITTING) {
       // Re-entrant: upstream emitted from inside a request made by the onNext below us on this thread (signals are
@@ -362,8 +435,25 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     }
   }
 
+  /**
+   * A {@code Mono}'s item: it meets the deadline, so it claims the end of the call with one atomic step and releases
+   * the timer before it is delivered; the timer can no longer signal anything from then on.
+   */
+  private void onlyItem(T t) {
+    if (state != IDLE || !STATE.compareAndSet(this, IDLE, RELAYING)) {
+      Operators.onDiscard(t, context);   // the deadline passed (or the subscriber left) first
+      return;
+    }
+    releaseTimer();
+    actual.onNext(t);
+  }
+
   @Override
   public void onError(Throwable t) {
+    if (state == RELAYING) {
+      actual.onError(t);   // a Mono that fails after its item: passed on as it came
+      return;
+    }
     if (terminate()) {
       actual.onError(t);
     } else {
@@ -373,7 +463,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
 
   @Override
   public void onComplete() {
-    if (terminate()) {
+    if (state == RELAYING || terminate()) {
       actual.onComplete();
     }
   }
@@ -418,7 +508,8 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       return actual;
     }
     if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
-      return state >= EXPIRED_WHILE_EMITTING;
+      int current = state;
+      return current == EXPIRED_WHILE_EMITTING || current == TERMINATED;
     }
     if (key == Attr.RUN_STYLE) {
       return Attr.RunStyle.SYNC;

@@ -11,7 +11,7 @@ import reactor.core.Exceptions;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * The timers of deadlines: arming and cancelling one costs a lock on one slot and a few pointer writes, not a task on
+ * The timers of deadlines: arming and cancelling one costs its wheel's lock and a few pointer writes, not a task on
  * the {@link Scheduler} (a heap insert under the executor's one lock, then a heap removal).
  *
  * <p>Timers are filed by their instant on the scheduler's clock into one of {@value #SLOTS} slots, each covering
@@ -22,7 +22,7 @@ import reactor.core.scheduler.Scheduler;
  * and fires the timers it took, in the order they were filed, without holding any lock. A timer cancelled before its
  * instant is unlinked at once. A slot that a cancellation leaves empty keeps its task (without holding it): the
  * timers filed next in that slot for a later instant ride on it, so that one call after another arms and cancels
- * its timer with a few pointer writes under the slot's lock and never touches the scheduler. The kept task runs at
+ * its timer with a few pointer writes under the wheel's lock and never touches the scheduler. The kept task runs at
  * its instant, finds nothing due, and is gone: once every timer is cancelled, the scheduler holds at most one task
  * per slot, and none once the latest instant those timers were filed for has passed. A timer filed again for an
  * earlier instant (a nested deadline joining) disposes a task its move leaves without timers at once.
@@ -32,7 +32,7 @@ import reactor.core.scheduler.Scheduler;
  * scheduled once and run once, however many calls there are.
  *
  * <p>Wheels are per thread and per scheduler: {@link #of(Scheduler)} gives the wheel of the calling thread for that
- * scheduler, so calls armed on different threads never contend for a slot's lock (a timer may still be cancelled or
+ * scheduler, so calls armed on different threads never contend for a wheel's lock (a timer may still be cancelled or
  * fired from any thread). A thread keeps at most {@value #WHEELS_PER_THREAD} wheels; a wheel holds its scheduler only
  * weakly, and holds nothing at all while idle, so neither a wheel nor a thread keeps a disposed scheduler (a test's
  * {@code VirtualTimeScheduler}) alive. There is no state shared by the whole JVM.
@@ -63,6 +63,15 @@ public final class TimerWheel {
   private static final ThreadLocal<TimerWheel[]> WHEELS = ThreadLocal.withInitial(
       () -> new TimerWheel[WHEELS_PER_THREAD]);
   private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Slot[].class);
+  private static final VarHandle TIMER_SLOT;
+
+  static {
+    try {
+      TIMER_SLOT = MethodHandles.lookup().findVarHandle(Timer.class, "slot", Slot.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final WeakReference<Scheduler> scheduler;
   private final Slot[] slots = new Slot[SLOTS];
@@ -102,6 +111,10 @@ public final class TimerWheel {
    */
   public static void arm(Scheduler scheduler, Timer timer, long at) {
     Start start = of(scheduler).slot(at).file(timer, at);
+    // The filing is written with release semantics (a deadline reads it under the wheel's lock only); a caller of
+    // arm() then reads its own state, and whoever changes that state calls cancel(), which reads the filing unlocked:
+    // the fence orders the two as a volatile write would.
+    VarHandle.fullFence();
     if (start != null) {
       start.run(scheduler);
     }
@@ -128,7 +141,7 @@ public final class TimerWheel {
     int index = (int) (at >> TICK_SHIFT) & (SLOTS - 1);
     Slot slot = slots[index];
     if (slot == null) {
-      slot = new Slot();
+      slot = new Slot(this);
       Slot raced = (Slot) SLOT.compareAndExchange(slots, index, null, slot);
       if (raced != null) {
         slot = raced;
@@ -137,7 +150,7 @@ public final class TimerWheel {
     return slot;
   }
 
-  /** The timers filed in this wheel now (for tests: it takes every slot's lock in turn). */
+  /** The timers filed in this wheel now (for tests: it takes the wheel's lock once per slot). */
   int filed() {
     int n = 0;
     for (int i = 0; i < SLOTS; i++) {
@@ -151,7 +164,7 @@ public final class TimerWheel {
 
   /**
    * Something that fires at an instant. The wheel only files, unlinks and fires it: whoever files it serialises its
-   * own filing (one filing at a time per timer), while a slot's task may take it out concurrently, under the slot's
+   * own filing (one filing at a time per timer), while a slot's task may take it out concurrently, under the wheel's
    * lock, to fire it.
    */
   public abstract static class Timer {
@@ -175,9 +188,15 @@ public final class TimerWheel {
     }
   }
 
-  /** A doubly linked list of timers, with one scheduler task at the earliest instant among them. */
+  /**
+   * A doubly linked list of timers, with one scheduler task at the earliest instant among them. Its lock is its
+   * wheel's: a timer that keeps its own filing state under the same lock (a deadline's subscriber) files, moves and
+   * unfiles itself with one lock taken, not two.
+   */
   static final class Slot {
-    // All guarded by this.
+    /** The wheel's lock. */
+    private final Object lock;
+    // All guarded by lock.
     @Nullable private Timer head;
     @Nullable private Timer tail;
     /** The instant of the task requested last, or NONE when no task is pending. */
@@ -186,13 +205,17 @@ public final class TimerWheel {
     private long generation;
     @Nullable private Disposable task;
 
+    Slot(Object lock) {
+      this.lock = lock;
+    }
+
     /**
      * Files {@code timer} (not filed anywhere) for {@code at}. Returns the task to start once the caller has released
      * its locks, or {@code null} when the slot's task already runs early enough.
      */
     @Nullable
     Start file(Timer timer, long at) {
-      synchronized (this) {
+      synchronized (lock) {
         timer.at = at;
         timer.next = null;
         timer.prev = tail;
@@ -202,7 +225,7 @@ public final class TimerWheel {
           tail.next = timer;
         }
         tail = timer;
-        timer.slot = this;
+        TIMER_SLOT.setRelease(timer, this);   // read under the lock, or by cancel(), which re-reads it under it
         if (at < taskAt) {
           taskAt = at;
           return new Start(this, ++generation, at);
@@ -217,7 +240,7 @@ public final class TimerWheel {
      */
     @Nullable
     Disposable unfile(Timer timer) {
-      synchronized (this) {
+      synchronized (lock) {
         if (timer.slot != this) {
           return null;   // taken out by the slot's task, which fires it
         }
@@ -244,7 +267,7 @@ public final class TimerWheel {
      */
     @Nullable
     Disposable cancel(Timer timer, boolean near) {
-      synchronized (this) {
+      synchronized (lock) {
         if (timer.slot != this) {
           return null;   // taken out by the slot's task, which fires it
         }
@@ -274,15 +297,17 @@ public final class TimerWheel {
       }
       timer.prev = null;
       timer.next = null;
-      timer.slot = null;
+      TIMER_SLOT.setRelease(timer, null);
     }
 
-    synchronized int size() {
-      int n = 0;
-      for (Timer t = head; t != null; t = t.next) {
-        n++;
+    int size() {
+      synchronized (lock) {
+        int n = 0;
+        for (Timer t = head; t != null; t = t.next) {
+          n++;
+        }
+        return n;
       }
-      return n;
     }
 
     /** Schedules the task of generation {@code g} for {@code at}, unless a later request superseded it. */
@@ -293,7 +318,7 @@ public final class TimerWheel {
         long delay = Math.min(MAX_DELAY, Math.max(0L, at - scheduler.now(TimeUnit.NANOSECONDS)));
         scheduled = scheduler.schedule(new Run(this, g, scheduler), delay, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException rejected) {
-        synchronized (this) {
+        synchronized (lock) {
           if (generation == g) {
             taskAt = NONE;   // the next timer filed here asks again
           }
@@ -301,7 +326,7 @@ public final class TimerWheel {
         throw rejected;
       }
       Disposable superseded = scheduled;
-      synchronized (this) {
+      synchronized (lock) {
         if (generation == g) {
           superseded = task;
           task = head == null ? null : scheduled;   // emptied meanwhile: kept, but not held (see cancel)
@@ -322,7 +347,7 @@ public final class TimerWheel {
       Timer expired = null;
       Timer expiredTail = null;
       Start next = null;
-      synchronized (this) {
+      synchronized (lock) {
         if (generation == g) {
           generation++;
           taskAt = NONE;
