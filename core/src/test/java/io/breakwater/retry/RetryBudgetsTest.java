@@ -236,6 +236,19 @@ class RetryBudgetsTest {
     assertThat(bucket.level()).isEqualTo(1.0);
   }
 
+  /** A floor above 1/s holds ten seconds of it and starts full; below that, 10 tokens. */
+  @Test
+  void aFloorAboveOnePerSecondHoldsTenSecondsOfItAndStartsFull() {
+    RetryBudget fivePerSecond = RetryBudget.ratio(0.1, 5);
+    assertThat(fivePerSecond.level()).isEqualTo(50.0);
+    for (int i = 0; i < 50; i++) {
+      assertThat(fivePerSecond.tryAcquire(0).block()).as("retry %d of the 50 it holds", i + 1).isTrue();
+    }
+    assertThat(fivePerSecond.tryAcquire(0).block()).isFalse();
+    assertThat(RetryBudget.ratio(0.1, 0.5).level()).as("a slow floor still holds 10").isEqualTo(10.0);
+    assertThat(RetryBudget.ratio(0.1, 1).level()).isEqualTo(10.0);
+  }
+
   /** Issue 17: a new virtual clock starts at 0; the bucket must not stay frozen until it catches up. */
   @Test
   void aClockThatJumpsBackwardsStartsAFreshEpoch() {

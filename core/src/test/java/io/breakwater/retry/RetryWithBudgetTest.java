@@ -299,6 +299,12 @@ class RetryWithBudgetTest {
   }
 
   @Test
+  void shouldRetryTrueIsStillRetried() {
+    assertRetriedOnceAfter(status(503, "x-should-retry", "true"), Duration.ofMillis(100));
+    assertRetriedOnceAfter(status(503, "x-should-retry", " TRUE "), Duration.ofMillis(100));
+  }
+
+  @Test
   void unknownFailureIsRetriedOnceThenTreatedAsNonRetryable() {
     Calls calls = new Calls(new IllegalStateException("odd"), new IllegalStateException("odd again"));
     StepVerifier.withVirtualTime(() -> calls.mono().transformDeferred(retryWithBudget(fixedPolicy().build())))

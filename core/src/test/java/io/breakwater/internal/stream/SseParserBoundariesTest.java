@@ -54,6 +54,14 @@ class SseParserBoundariesTest {
   }
 
   @Test
+  void aRetryJustBelowTheLargestLongIsReadExactlyAndOneAboveItSaturates() {
+    // 922337203685477579 is the last value that still takes a digit without saturating
+    List<ServerSentEvent> events = feed(new SseParser(1024, false),
+        "retry: 9223372036854775799\ndata: x\n\nretry: 9223372036854775808\ndata: y\n\n");
+    assertThat(events).extracting(ServerSentEvent::retry).containsExactly(9223372036854775799L, Long.MAX_VALUE);
+  }
+
+  @Test
   void theBytesOfAnUnfinishedEventAreCountedWhileItIsAssembled() {
     SseParser parser = new SseParser(1024, false);
     assertThat(feed(parser, "data: abc\ndata: de")).isEmpty();
