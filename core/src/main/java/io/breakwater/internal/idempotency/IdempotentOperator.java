@@ -248,7 +248,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
 
     /**
      * The call produced a value: from here on only {@code complete} may follow, whatever cancels arrive. It is
-     * stored in the background and the caller gets the value at once. A value that cannot be kept (not writable as
+     * stored in the background and the caller gets the value at once, unless the policy's background completions
+     * are all taken ({@link #storeOutcome}). A value that cannot be kept (not writable as
      * JSON, or too large) is stored as a refusal, so that duplicates get the refusal and never run the call again.
      */
     private Mono<T> onResult(Optional<T> value) {
@@ -268,24 +269,21 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         return refuseToKeep("is " + bytes + " bytes of JSON (UTF-8), over the policy's maxResultBytes of "
             + policy.maxResultBytes() + ": return a smaller result (an id) or raise maxResultBytes");
       }
-      completeInBackground(Outcome.success(json));
-      return Mono.justOrEmpty(value);
+      return storeOutcome(Outcome.success(json)).then(Mono.justOrEmpty(value));
     }
 
     private Mono<T> refuseToKeep(String why) {
       IdempotencyLimitException refusal = new IdempotencyLimitException(tag, "The result of idempotency key '" + tag
           + "' " + why + ". The call ran once; duplicates get this error instead of running again");
-      completeInBackground(Outcome.failure(FailureKind.MISCONFIGURED, refusal.getMessage()));
-      return Mono.error(refusal);
+      return storeOutcome(Outcome.failure(FailureKind.MISCONFIGURED, refusal.getMessage())).then(Mono.error(refusal));
     }
 
     private Mono<T> onFailure(Throwable error) {
       FailureKind kind = policy.classifier().classify(error);
       if (policy.cacheNonRetryableFailures() && isTheDependencysAnswer(kind)) {
-        if (state.compareAndSet(OWNING, RESULT)) {
-          completeInBackground(Outcome.failure(kind, boundedMessage(error)));
-        }
-        return Mono.error(error);
+        return state.compareAndSet(OWNING, RESULT)
+            ? storeOutcome(Outcome.failure(kind, boundedMessage(error))).then(Mono.error(error))
+            : Mono.error(error);
       }
       if (!state.compareAndSet(OWNING, ENDED)) {
         return Mono.error(error);
@@ -335,13 +333,21 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     }
 
     /**
-     * Stores the outcome in the background, retried with jittered backoff until it is stored, the store answers
-     * that the claim is lost, or the lease (as last confirmed) ends, whatever the caller's deadline: the retries run
-     * without it, each bounded by the store timeout. Renewal stops at the result, so a store that keeps refusing
-     * the completion cannot keep the claim forever.
+     * Stores the outcome, retried with jittered backoff until it is stored, the store answers that the claim is lost,
+     * or the lease (as last confirmed) ends, whatever the caller's deadline: the retries run without it, each bounded
+     * by the store timeout. Renewal stops at the result, so a store that keeps refusing the completion cannot keep the
+     * claim forever.
+     *
+     * <p>It runs in the background (the returned Mono is empty at once) while the policy's
+     * {@link BackgroundCompletions} has room; otherwise the returned Mono completes when it ends, so the caller's value
+     * waits for its own outcome and a sustained load cannot queue completions faster than the store takes them. A
+     * caller that cancels that wait leaves the completion running: only {@code complete} may follow a result.
      */
-    private void completeInBackground(Outcome outcome) {
+    private Mono<Void> storeOutcome(Outcome outcome) {
       lease.end();      // no renewal past the result: the retries below are bounded by the lease as last confirmed
+      BackgroundCompletions background = policy.backgroundCompletions();
+      boolean inBackground = background.tryStart();
+      Sinks.Empty<Void> ended = inBackground ? null : Sinks.empty();
       int[] attempts = new int[1];
       Context withoutDeadline = storeContext.delete(ContextKeys.DEADLINE);
       Mono.defer(() -> {
@@ -353,6 +359,13 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
               .scheduler(clock)
               .filter(error -> lease.confirmedNanosLeft() > 0))
           .contextWrite(withoutDeadline)
+          .doFinally(signal -> {
+            if (ended == null) {
+              background.finished();
+            } else {
+              ended.tryEmitEmpty();
+            }
+          })
           .subscribe(stored -> {
             if (!stored) {
               unrecorded(UnrecordedOutcome.Reason.FENCED, attempts[0], null);
@@ -360,6 +373,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
           }, error -> {
             unrecorded(UnrecordedOutcome.Reason.STORE_UNAVAILABLE, attempts[0], error);
           });
+      return ended == null ? Mono.empty() : ended.asMono();
     }
 
     private void unrecorded(UnrecordedOutcome.Reason reason, int attempts, @Nullable Throwable error) {
