@@ -153,8 +153,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
           return;
         }
         long sentAt = lease.now();
-        store.claim(storeKey, storeFingerprint, owner, policy.lease())
-            .timeout(storeBound, clock)
+        StoreCallBound.within(store.claim(storeKey, storeFingerprint, owner, policy.lease()), storeBound, clock)
             .contextWrite(storeContext)
             .subscribe(claim -> {
               if (claim instanceof Acquired acquired) {
@@ -327,7 +326,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
      * release it now, and once more a store timeout later in case the claim lands after the first release.
      */
     private void releaseUnansweredClaim() {
-      Mono<Boolean> release = store.release(storeKey, owner).timeout(storeBound, clock).contextWrite(storeContext)
+      Mono<Boolean> release = StoreCallBound.within(store.release(storeKey, owner), storeBound, clock)
+          .contextWrite(storeContext)
           .onErrorResume(e -> Mono.just(false));
       release.then(Mono.delay(storeBound, clock)).then(release).subscribe();
     }
@@ -352,7 +352,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
       Context withoutDeadline = storeContext.delete(ContextKeys.DEADLINE);
       Mono.defer(() -> {
             attempts[0]++;
-            return store.complete(storeKey, owner, outcome, policy.ttl()).timeout(storeBound, clock);
+            return StoreCallBound.within(store.complete(storeKey, owner, outcome, policy.ttl()), storeBound, clock);
           })
           .retryWhen(Retry.backoff(Long.MAX_VALUE, COMPLETE_RETRY_FIRST)
               .maxBackoff(COMPLETE_RETRY_CAP)
@@ -389,7 +389,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     /** Runs a store call to its end even if the caller cancels, with the caller's Context and a bound of its own. */
     private <R> Mono<R> detached(Mono<R> operation) {
       Sinks.One<R> reply = Sinks.one();
-      operation.timeout(storeBound, clock).contextWrite(storeContext)
+      StoreCallBound.within(operation, storeBound, clock).contextWrite(storeContext)
           .subscribe(reply::tryEmitValue, reply::tryEmitError, reply::tryEmitEmpty);
       return reply.asMono();
     }
