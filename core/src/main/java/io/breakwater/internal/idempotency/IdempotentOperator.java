@@ -68,13 +68,14 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
   private final ObjectWriter writer;
   private final String storeKey;
   private final String storeFingerprint;
-  private final String tag;
+  /** How messages and logs name the key: a keyed hash, computed the first time a message needs it. */
+  private @Nullable String tag;
   private final Duration storeBound;
 
   /**
    * Resolves the result type's Jackson reader and writer here, at assembly (cached by the policy): Jackson builds
    * them under a lock the first time, and that must not happen on a non-blocking thread in the middle of a call. The
-   * keyed hashes of the key are computed here too.
+   * keyed hashes of the key the store sees are computed here too; its tag, for messages only, when one needs it.
    */
   public IdempotentOperator(IdempotencyKey key, IdempotencyPolicy policy, JavaType resultType) {
     this.key = key;
@@ -84,10 +85,18 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     this.writer = policy.writerFor(resultType);
     this.storeKey = policy.storeKey(key);
     this.storeFingerprint = policy.storeFingerprint(key);
-    this.tag = policy.tag(key);
     Duration thirdOfLease = policy.lease().dividedBy(3);
     this.storeBound = policy.storeTimeout().compareTo(thirdOfLease) < 0 || thirdOfLease.isZero()
         ? policy.storeTimeout() : thirdOfLease;
+  }
+
+  private String tag() {
+    String named = tag;
+    if (named == null) {
+      named = policy.tag(key);
+      tag = named;      // a race computes the same String twice, harmlessly
+    }
+    return named;
   }
 
   @Override
@@ -95,8 +104,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     return Mono.deferContextual(ctx -> {
       Deadline deadline = Deadline.from(ctx).orElse(null);
       if (deadline != null && deadline.remainingNanos() > policy.ttl().toNanos()) {
-        return Mono.error(new IdempotencyLimitException(tag, "The deadline in force has "
-            + Durations.format(deadline.remaining()) + " left but idempotency key '" + tag + "' is kept only "
+        return Mono.error(new IdempotencyLimitException(tag(), "The deadline in force has "
+            + Durations.format(deadline.remaining()) + " left but idempotency key '" + tag() + "' is kept only "
             + Durations.format(policy.ttl()) + ": a retry after the key expired would repeat the side effect. "
             + "Raise the policy's ttl above the longest deadline"));
       }
@@ -181,10 +190,10 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     private Mono<Claim> storeUnavailable(Throwable error) {
       if (readOnly && policy.failOpenForReads()) {
         LOG.warn("Idempotency store unavailable ({}); running read-only call '{}' without a claim",
-            error.getClass().getName(), tag);
+            error.getClass().getName(), tag());
         return Mono.just(BYPASS);
       }
-      return Mono.error(new StoreUnavailableException(tag, error));
+      return Mono.error(new StoreUnavailableException(tag(), error));
     }
 
     private Mono<Claim> awaitChange(Busy busy) {
@@ -193,7 +202,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         metrics.record(IdempotencyMetrics.Outcome.IN_FLIGHT);
       }
       if (policy.failFastWhenInFlight()) {
-        return Mono.error(new IdempotencyInFlightException(tag, busy.leaseRemaining()));
+        return Mono.error(new IdempotencyInFlightException(tag(), busy.leaseRemaining()));
       }
       Duration wait = busy.leaseRemaining().compareTo(policy.pollInterval()) < 0
           ? busy.leaseRemaining() : policy.pollInterval();
@@ -217,19 +226,19 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         return runAsOwner();
       }
       metrics.record(IdempotencyMetrics.Outcome.MISMATCH);
-      return Mono.error(new IdempotencyKeyMismatchException(tag));
+      return Mono.error(new IdempotencyKeyMismatchException(tag()));
     }
 
     private Mono<T> replay(Outcome outcome) {
       FailureKind failed = outcome.failureKind();   // non-null exactly when outcome.isFailure()
       if (failed != null) {
-        return Mono.error(new CachedFailureException(tag, failed, outcome.failureMessage()));
+        return Mono.error(new CachedFailureException(tag(), failed, outcome.failureMessage()));
       }
       try {
         T value = reader.readValue(outcome.resultJson());
         return Mono.justOrEmpty(value);
       } catch (Exception e) {
-        return Mono.error(new IllegalStateException("The stored result of idempotency key '" + tag
+        return Mono.error(new IllegalStateException("The stored result of idempotency key '" + tag()
             + "' cannot be read as " + resultType.getRawClass().getName() + " (" + e.getClass().getSimpleName()
             + "): callers of one key must expect one result type"));
       }
@@ -272,7 +281,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     }
 
     private Mono<T> refuseToKeep(String why) {
-      IdempotencyLimitException refusal = new IdempotencyLimitException(tag, "The result of idempotency key '" + tag
+      IdempotencyLimitException refusal = new IdempotencyLimitException(tag(), "The result of idempotency key '" + tag()
           + "' " + why + ". The call ran once; duplicates get this error instead of running again");
       return storeOutcome(Outcome.failure(FailureKind.MISCONFIGURED, refusal.getMessage())).then(Mono.error(refusal));
     }
@@ -290,7 +299,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
       lease.end();
       return detached(store.release(storeKey, owner))
           .onErrorResume(storeError -> {
-            error.addSuppressed(new StoreUnavailableException(tag, storeError));
+            error.addSuppressed(new StoreUnavailableException(tag(), storeError));
             return Mono.empty();
           })
           .then(Mono.error(error));
@@ -318,7 +327,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
 
     private void release(String why) {
       detached(store.release(storeKey, owner)).subscribe(null, e -> LOG.warn("Could not release idempotency key "
-          + "'{}' after {} ({}); it is free again when its lease ends", tag, why, e.getClass().getName()));
+          + "'{}' after {} ({}); it is free again when its lease ends", tag(), why, e.getClass().getName()));
     }
 
     /**
@@ -380,9 +389,9 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
       metrics.record(reason == UnrecordedOutcome.Reason.FENCED
           ? IdempotencyMetrics.Outcome.FENCED : IdempotencyMetrics.Outcome.UNRECORDED);
       try {
-        policy.onUnrecorded().accept(new UnrecordedOutcome(key, tag, reason, attempts, error));
+        policy.onUnrecorded().accept(new UnrecordedOutcome(key, tag(), reason, attempts, error));
       } catch (RuntimeException e) {
-        LOG.warn("onUnrecorded failed for idempotency key '{}' ({})", tag, e.getClass().getName());
+        LOG.warn("onUnrecorded failed for idempotency key '{}' ({})", tag(), e.getClass().getName());
       }
     }
 
