@@ -5,8 +5,10 @@ import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoOperator;
+import reactor.core.publisher.Operators;
 
 /**
  * Wraps a source so that subscribing to it goes through a hand-written operator's own subscribe logic: a {@code Mono}
@@ -26,6 +28,34 @@ public final class Lift {
      * @param mono whether the source is a {@code Mono} (at most one item)
      */
     void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono);
+  }
+
+  /**
+   * Subscribes an operator's own subscriber to its upstream as Reactor's operators do: straight to
+   * {@code subscribe(CoreSubscriber)} of a {@code Mono} or {@code Flux}. {@code Publisher.subscribe(Subscriber)} does
+   * what a subscription made by user code needs and an operator's does not: the last-operator hook (which would then
+   * run again at every hand-written operator of a chain), the subscriber's conversion, and the walk over fused
+   * operators with its interface type checks, which cost more than a whole breaker on JDK 17 (its one-entry cache of
+   * secondary supertypes thrashes). With automatic context propagation on, it takes the public path, which restores
+   * thread-locals around a publisher Reactor does not know. A source that throws while subscribing fails
+   * {@code subscriber}, as on the public path, so that the operator still settles what it holds.
+   */
+  public static <T> void subscribeUpstream(Publisher<? extends T> source, CoreSubscriber<? super T> subscriber) {
+    if (Hooks.isAutomaticContextPropagationEnabled()) {
+      source.subscribe(subscriber);
+      return;
+    }
+    try {
+      if (source instanceof Mono<? extends T> mono) {
+        mono.subscribe(subscriber);
+      } else if (source instanceof Flux<? extends T> flux) {
+        flux.subscribe(subscriber);
+      } else {
+        source.subscribe(subscriber);
+      }
+    } catch (Throwable e) {
+      Operators.reportThrowInSubscribe(subscriber, e);
+    }
   }
 
   /** {@code source} wrapped so that each subscription goes through {@code onSubscribe}. */

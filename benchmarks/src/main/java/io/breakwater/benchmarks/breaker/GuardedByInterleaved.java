@@ -2,6 +2,7 @@ package io.breakwater.benchmarks.breaker;
 
 import static io.breakwater.Breakwater.guardedBy;
 
+import io.breakwater.benchmarks.CountingSubscriber;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
@@ -12,8 +13,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 
 /**
@@ -31,10 +30,6 @@ public final class GuardedByInterleaved {
   private static final int CHUNK = 200_000;
   private static final int ROUNDS = 200;
   private static final int WARM_UP_ROUNDS = 40;
-
-  // written, never read: it keeps the JIT from dropping the work that feeds it
-  @SuppressWarnings("UnusedVariable")
-  private static volatile long sink;
 
   private GuardedByInterleaved() {}
 
@@ -77,9 +72,10 @@ public final class GuardedByInterleaved {
     List<Future<Long>> runs = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       runs.add(pool.submit(() -> {
+        CountingSubscriber subscriber = new CountingSubscriber();
         long start = System.nanoTime();
         for (int i = 0; i < CHUNK; i++) {
-          call.subscribe(new Consumer());
+          call.subscribe(subscriber);
         }
         return System.nanoTime() - start;
       }));
@@ -89,27 +85,5 @@ public final class GuardedByInterleaved {
       slowest = Math.max(slowest, run.get());
     }
     return slowest / (double) CHUNK;
-  }
-
-  private static final class Consumer implements CoreSubscriber<Integer> {
-    @Override
-    public void onSubscribe(Subscription s) {
-      s.request(Long.MAX_VALUE);
-    }
-
-    @Override
-    public void onNext(Integer value) {
-      sink += value;
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      sink++;
-    }
-
-    @Override
-    public void onComplete() {
-      sink++;
-    }
   }
 }

@@ -66,7 +66,7 @@ public final class GuardOperator<T> implements Function<Publisher<T>, Publisher<
       return;
     }
     GuardSubscriber<T> subscriber = new GuardSubscriber<>(actual, this, clock, familyPhase, toolPhase, mono, 0);
-    source.subscribe(subscriber);
+    Lift.subscribeUpstream(source, subscriber);
     subscriber.subscribed();
   }
 }

@@ -2,6 +2,7 @@ package io.breakwater.internal.limit;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.Lift;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
 import java.time.Duration;
@@ -78,7 +79,7 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
   @Override
   public <T> void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
     if (tryAcquire()) {
-      source.subscribe(holder(actual, mono));
+      Lift.subscribeUpstream(source, holder(actual, mono));
       return;
     }
     waitForPermit(source, actual, mono);

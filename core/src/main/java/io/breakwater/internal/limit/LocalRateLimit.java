@@ -4,6 +4,7 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.Lift;
 import io.breakwater.limit.CallWeight;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
@@ -94,7 +95,7 @@ public final class LocalRateLimit extends RateEngine {
       ThrottleSubscriber<T> call = new ThrottleSubscriber<>(actual, this, weight, mono);
       int taken = buckets.tryTake(call.estimate(), now(), call);
       if (taken == BucketLevel.DONE || (taken != BucketLevel.SHORT && tryTakeLocked(call, taken))) {
-        source.subscribe(call);
+        Lift.subscribeUpstream(source, call);
         return;
       }
     }

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param source the client, e.g. {@code "llm:openai_chat"}
  * @param outcome how the call ended
- * @param attempts HTTP attempts made, the first included
+ * @param attempts HTTP attempts made, the first and any hedges included
  * @param resumes how many of them resumed the stream after content
  * @param timeToFirstContent from subscription to the first content delivered, or {@code null} if none was
  * @param duration from subscription to the end

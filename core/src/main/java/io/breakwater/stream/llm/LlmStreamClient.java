@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.deadline.DeadlineHeader;
+import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.internal.stream.llm.HttpTransport;
 import io.breakwater.internal.stream.llm.LlmStreamEngine;
 import io.breakwater.internal.stream.llm.Transport;
@@ -75,6 +76,9 @@ import reactor.netty.resources.ConnectionProvider;
  *       applied as a deadline inside the caller's).</li>
  *   <li><b>Requests</b>: {@code "stream": true} is set (not for Gemini); OpenAI chat gets
  *       {@code stream_options.include_usage: true} unless the request sets it ({@link Builder#includeUsage}).</li>
+ *   <li><b>Hedging</b> ({@link Builder#hedge}, off by default): a backup attempt for a call with no content by the
+ *       hedge delay; the first attempt with content wins, the others are cancelled. {@code attempts} in
+ *       {@link LlmDelta.Done} and {@link LlmCallEvent} count every request sent, hedges included.</li>
  *   <li><b>Connections</b>: Reactor Netty's silent retry is disabled; cancelling closes the connection; each attempt
  *       sends the time it has left in the {@code Breakwater-Timeout} header; the default pool holds up to
  *       {@value #DEFAULT_MAX_CONNECTIONS} connections (one per open stream) and queues at most as many more.</li>
@@ -165,6 +169,7 @@ public final class LlmStreamClient {
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
     private @Nullable Consumer<LlmCallEvent> listener;
     private @Nullable Transport transport;
+    private @Nullable HedgePolicy hedge;
 
     private Builder(String baseUrl, Dialect dialect) {
       this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
@@ -227,6 +232,25 @@ public final class LlmStreamClient {
     /** A breaker that guards every attempt (a failure after content counts too); none by default. */
     public Builder breaker(CircuitBreaker breaker) {
       this.breaker = Objects.requireNonNull(breaker, "breaker");
+      return this;
+    }
+
+    /**
+     * First-token hedging: an attempt with no content by the policy's delay gets a backup attempt (up to
+     * {@code maxHedges}, within the policy's budget); the first to deliver content wins and the others are cancelled,
+     * their connections closed. Framing and heartbeats are not content; a terminal event without content is an
+     * answer. After the first content there is no more hedging: a stall is then resumed or ends the call, never raced.
+     * A hedge is not a retry: when every attempt of a round failed, the retry policy makes one retry, hedged again.
+     * Each attempt, hedges included, passes the {@link #breaker} and sends the time it has left. None by default.
+     *
+     * <pre>{@code
+     * LlmStreamClient client = LlmStreamClient.builder("http://127.0.0.1:8000", Dialect.OPENAI_CHAT)
+     *     .hedge(HedgePolicy.builder().name("llm:first-token").delay(Duration.ofSeconds(2)).build())
+     *     .build();
+     * }</pre>
+     */
+    public Builder hedge(HedgePolicy policy) {
+      this.hedge = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
@@ -325,6 +349,7 @@ public final class LlmStreamClient {
           .meterRegistry(meterRegistry)
           .build();
       s.breaker = breaker;
+      s.hedge = hedge;
       s.maxDuration = maxDuration;
       s.maxResponseBytes = maxResponseBytes;
       s.rawEvents = rawEvents;

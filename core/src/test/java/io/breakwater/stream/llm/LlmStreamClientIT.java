@@ -11,6 +11,7 @@ import io.breakwater.Breakwater;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryExhaustedException;
@@ -387,6 +388,31 @@ class LlmStreamClientIT {
         .transformDeferred(Breakwater.withDeadline(Duration.ofSeconds(30))));
     assertThat(server.deadlineHeaders).hasSize(1);
     assertThat(server.deadlineHeaders.get(0)).matches("\\d{1,8}[HMSmun]");
+  }
+
+  @Test
+  void aHedgedCallTakesTheFirstStreamWithContentAndClosesTheStalledOnesConnection() throws Exception {
+    // the first request sends framing and then thinks forever; the second answers
+    server.play((n, req, res) -> sse(res, n == 0 ? Flux.just(LlmTestServer.OPENAI_ROLE).concatWith(Flux.never())
+        : drip(res, 3, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    LlmStreamClient client = client(Dialect.OPENAI_CHAT)
+        .hedge(HedgePolicy.builder().name("llm-it-hedge").delay(Duration.ofMillis(200)).budget(1.0)
+            .meterRegistry(meters).build())
+        .build();
+
+    Outcome outcome = run(client.stream(REQUEST));
+
+    assertThat(outcome.error.get()).isNull();
+    assertThat(outcome.text()).isEqualTo("t0t1t2");
+    assertThat(outcome.chunks.get(outcome.chunks.size() - 1)).isEqualTo(new LlmDelta.Done(2));
+    assertThat(server.requests.get()).isEqualTo(2);
+    for (int i = 0; i < 150 && server.closedAtNanos.isEmpty(); i++) {
+      Thread.sleep(10);
+    }
+    assertThat(server.closedAtNanos).as("the server saw the stalled request's connection closed").hasSize(1);
+    assertThat(server.openConnections.get()).as("the winner's connection stays open for reuse").isEqualTo(1);
+    assertThat(meters.counter("breakwater.hedge.won", "dependency", "llm-it-hedge").count()).isEqualTo(1);
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.breakwater.examples.guide.Domain.Offers;
 import io.breakwater.examples.guide.Domain.Query;
 import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.retry.RetryPolicy;
+import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamClient;
 import java.time.Duration;
@@ -55,6 +56,15 @@ public final class Hedging {
     Mono<Offers> offers = usEast.search(query)
         .transformDeferred(hedgedBy(hedge, List.of(() -> euWest.search(query))));   // the hedge goes to eu-west
     return offers;
+  }
+  // end-snippet
+
+  // snippet:hedge-llm-client
+  public static LlmStreamClient hedgedClient(String baseUrl, HedgePolicy firstToken) {
+    LlmStreamClient llm = LlmStreamClient.builder(baseUrl, Dialect.OPENAI_CHAT)
+        .hedge(firstToken)   // no content by the hedge delay: a second stream; the first with content wins
+        .build();
+    return llm;
   }
   // end-snippet
 

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.stream.llm.Dialect;
+import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamClient;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -49,6 +51,25 @@ class HedgingIT {
         }))
         .bindNow();
     return "http://127.0.0.1:" + server.port();
+  }
+
+  @Test
+  void aClientWithAHedgePolicyRacesASecondStreamAndClosesTheSlowOne() throws InterruptedException {
+    HedgePolicy firstToken = HedgePolicy.builder().name("llm").delay(Duration.ofMillis(200)).budget(1.0).build();
+    LlmStreamClient llm = Hedging.hedgedClient(serve(), firstToken);
+
+    List<LlmDelta> deltas = llm.stream(Map.of("model", "gpt-4o-mini", "messages", List.of()))
+        .collectList().block(Duration.ofSeconds(10));
+
+    assertThat(deltas).filteredOn(LlmDelta.Text.class::isInstance).extracting(d -> ((LlmDelta.Text) d).text())
+        .containsExactly("replica-1", " answers");
+    assertThat(deltas.get(deltas.size() - 1)).as("two requests, one call").isEqualTo(new LlmDelta.Done(2));
+    assertThat(requests).hasValue(2);
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (closed.get() < 1 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(closed).as("the slow replica's connection was closed").hasValueGreaterThanOrEqualTo(1);
   }
 
   @Test

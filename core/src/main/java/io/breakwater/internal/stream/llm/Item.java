@@ -12,10 +12,11 @@ sealed interface Item permits Item.Batch, Item.Final {
 
   /**
    * The deltas of one event (with the framing held back before the first content), its SSE id (or {@code null})
-   * and its sequence number (or -1), and whether it was the terminal event.
+   * and its sequence number (or -1), whether it was the terminal event, and the decoder of the attempt that read it
+   * (the one a resume continues, once its content is delivered).
    */
-  record Batch(List<LlmDelta> deltas, boolean content, boolean terminal, @Nullable String eventId, long sequence)
-      implements Item {
+  record Batch(List<LlmDelta> deltas, boolean content, boolean terminal, @Nullable String eventId, long sequence,
+      DialectDecoder decoder) implements Item {
     @Override
     public boolean isProgress() {
       return content || terminal;

@@ -57,10 +57,14 @@ import reactor.util.context.ContextView;
  *       duration runs as a deadline (so each attempt sends what remains of it).</li>
  * </ul>
  *
- * <p>Touched by one signal at a time: attempts are sequential, and an attempt's items pass the retry to
- * {@link #deliver} synchronously, so every field is written and read in order.
+ * <p>Each attempt decodes into its own {@link Run}, so that hedged attempts (the client's {@code hedge} policy: a
+ * backup attempt for a call with no content by the hedge delay) never share decoding state. Before the first content
+ * is delivered a primary attempt and its hedges may run at once, so the few fields they share (the attempt count, the
+ * last failure's kind, the parsed request) are safe to touch from two threads; everything after the hedge operator
+ * ({@link #deliver}, what the caller receives) sees one attempt's items at a time, in order. A retry or resume starts
+ * only after the attempts before it have ended.
  */
-final class LlmCall implements DialectDecoder.Out {
+final class LlmCall {
 
   private static final Logger LOG = LoggerFactory.getLogger(LlmCall.class);
   /** Framing held back before the first content, at most (a server that sends only framing is cut off here). */
@@ -84,6 +88,8 @@ final class LlmCall implements DialectDecoder.Out {
 
   private static final AtomicIntegerFieldUpdater<LlmCall> REPORTED =
       AtomicIntegerFieldUpdater.newUpdater(LlmCall.class, "reported");
+  private static final AtomicIntegerFieldUpdater<LlmCall> ATTEMPTS =
+      AtomicIntegerFieldUpdater.newUpdater(LlmCall.class, "attempts");
 
   private final LlmStreamEngine engine;
   private final byte[] body;
@@ -95,10 +101,18 @@ final class LlmCall implements DialectDecoder.Out {
   private final long startNanos;
   private final ResponseAssembler assembler;
   /** The request as JSON, parsed on the failure path only, to mask echoed values of its sensitive fields. */
-  @Nullable private JsonNode requestJson;
+  @Nullable private volatile JsonNode requestJson;
 
-  // across attempts
-  private int attempts;
+  // across attempts; hedges of one attempt may touch the first three at once
+  /** Requests sent, hedges included; read and written through {@link #ATTEMPTS}. */
+  private volatile int attempts;
+  private volatile FailureKind lastFailureKind = FailureKind.UNKNOWN;
+  /**
+   * The decoder of the attempt whose content the caller receives ({@code null} before the first content): a resume
+   * continues it, and only an attempt decoding with it delivers the call's content, so a hedge that lost never speaks
+   * for the call.
+   */
+  @Nullable private volatile DialectDecoder delivering;
   private int resumes;
   private long positions;
   private boolean contentDelivered;
@@ -106,25 +120,8 @@ final class LlmCall implements DialectDecoder.Out {
   private long firstContentNanos = -1;
   private String lastEventId = "";
   private long lastSequence = -1;
-  private FailureKind lastFailureKind = FailureKind.UNKNOWN;
   @Nullable private Throwable cutBy;
   @Nullable private Throwable finalized;
-  // set by the first attempt (never a resume) before any byte is decoded
-  @SuppressWarnings("NullAway.Init")
-  private DialectDecoder decoder;
-
-  // within an attempt
-  private boolean attemptContent;
-  private boolean terminalSeen;
-  @Nullable private String resumeFromId;
-  private long resumeFromSequence = -1;
-  @Nullable private List<LlmDelta> heldBack;
-
-  // within an event
-  @Nullable private List<LlmDelta> current;
-  private boolean terminalEvent;
-  private long eventSequence = -1;
-  @Nullable private LlmStreamException failed;
 
   LlmCall(LlmStreamEngine engine, byte[] body, ContextView context) {
     this.engine = engine;
@@ -138,7 +135,15 @@ final class LlmCall implements DialectDecoder.Out {
   }
 
   Flux<LlmDelta> run() {
-    Flux<Item.Batch> batches = Flux.defer(this::attempt)
+    Flux<Item> once = Flux.defer(() -> attempt(false));
+    Flux<Item> attempts = once;
+    if (engine.hedge != null) {
+      // hedged until content is delivered: a resume continues one answer and is never raced by another
+      Flux<Item> hedged = once.transform(Breakwater.hedgedBy(engine.hedge, Item::isProgress,
+          List.of(() -> Flux.defer(() -> attempt(true)))));
+      attempts = Flux.defer(() -> contentDelivered ? once : hedged);
+    }
+    Flux<Item.Batch> batches = attempts
         .transform(Breakwater.retryWithBudget(engine.retry, StreamResume.<Item>bySequence(item -> ++positions)))
         .handle(this::deliver);
     if (engine.callTimeouts != null) {
@@ -173,34 +178,36 @@ final class LlmCall implements DialectDecoder.Out {
 
   // ---- one attempt ----
 
-  private Flux<Item> attempt() {
-    attempts++;
-    boolean resume = contentDelivered;
-    if (attempts > 1) {
+  /** One request: the first, a retry or a resume, or (when {@code hedge}) a backup for the attempt in flight. */
+  private Flux<Item> attempt(boolean hedge) {
+    int number = ATTEMPTS.incrementAndGet(this);
+    // a hedge always starts afresh: one due just as the attempt it backs up delivered its first content must not
+    // continue (and decode with) that attempt's decoder; the hedge operator cancels it as the race is already won
+    boolean resume = !hedge && contentDelivered;
+    if (number > 1 && !hedge) {
       count(resume ? "breakwater.stream.resumes" : "breakwater.stream.retries", lastFailureKind);
       resumes += resume ? 1 : 0;
     }
-    attemptContent = false;
-    terminalSeen = false;
-    heldBack = null;
-    resumeFromId = null;
-    resumeFromSequence = -1;
+    Run run;
     Attempt request;
     if (!resume) {
-      decoder = DialectDecoder.of(engine.dialect, engine.mapper, engine.source, this::mask);
-      request = new Attempt(attempts, body, null, null, -1);
-    } else if (engine.dialect == Dialect.OPENAI_RESPONSES) {
-      resumeFromSequence = lastSequence;
-      request = new Attempt(attempts, body, null, decoder.responseId(), lastSequence);
+      run = new Run(DialectDecoder.of(engine.dialect, engine.mapper, engine.source, this::mask), false);
+      request = new Attempt(number, body, null, null, -1);
     } else {
-      resumeFromId = lastEventId;
-      request = new Attempt(attempts, body, lastEventId, null, -1);
+      run = new Run(Objects.requireNonNull(delivering, "content was delivered by an attempt"), true);
+      if (engine.dialect == Dialect.OPENAI_RESPONSES) {
+        run.resumeFromSequence = lastSequence;
+        request = new Attempt(number, body, null, run.decoder.responseId(), lastSequence);
+      } else {
+        run.resumeFromId = lastEventId;
+        request = new Attempt(number, body, lastEventId, null, -1);
+      }
     }
     Flux<ByteBuf> bytes = engine.transport.open(request).onErrorMap(HttpStatusException.class, this::masked);
     Flux<Item> items = (engine.dialect.isNdjson()
-        ? engine.ndjson.lines(bytes).<Item>handle(this::onLine)
-        : engine.sse.events(bytes).<Item>handle(this::onEvent))
-        .concatWith(Mono.defer(this::endOfBody));
+        ? engine.ndjson.lines(bytes).<Item>handle(run::onLine)
+        : engine.sse.events(bytes).<Item>handle(run::onEvent))
+        .concatWith(Mono.defer(run::endOfBody));
     if (engine.attemptTimeouts != null) {
       items = items.transform(Breakwater.streamTimeouts(
           Objects.requireNonNull(resume ? engine.resumeTimeouts : engine.attemptTimeouts, "both or neither"),
@@ -208,105 +215,171 @@ final class LlmCall implements DialectDecoder.Out {
     }
     // after the terminal event the response may end by itself (keeping the connection reusable); a server that
     // then stalls or drops is no failure
-    items = items.onErrorResume(e -> terminalSeen ? Flux.empty() : Flux.error(e));
+    items = items.onErrorResume(e -> run.terminalSeen ? Flux.empty() : Flux.error(e));
     if (engine.breaker != null) {
       items = items.transform(Breakwater.guardedBy(engine.breaker));
     }
-    return items.onErrorResume(this::afterFailure);
+    return items.onErrorResume(e -> afterFailure(run, e));
   }
 
-  private void onEvent(ServerSentEvent event, SynchronousSink<Item> sink) {
-    if (terminalSeen || event.isHeartbeat() || resumeFromId != null && isDuplicate(resumeFromId, event.id())) {
-      return;
-    }
-    decode(event.event(), event.data(), event.id(), sink);
-  }
+  /** The decoding state of one attempt, and where its decoder reports. */
+  private final class Run implements DialectDecoder.Out {
+    final DialectDecoder decoder;
+    /** A resume: its content continues content already delivered, so nothing is held back. */
+    final boolean resume;
+    boolean attemptContent;
+    boolean terminalSeen;
+    @Nullable String resumeFromId;
+    long resumeFromSequence = -1;
+    @Nullable List<LlmDelta> heldBack;
 
-  private void onLine(String line, SynchronousSink<Item> sink) {
-    if (!terminalSeen) {
-      decode("message", line, null, sink);
-    }
-  }
+    // within an event
+    @Nullable List<LlmDelta> current;
+    boolean terminalEvent;
+    long eventSequence = -1;
+    @Nullable LlmStreamException failed;
 
-  private void decode(String type, String data, @Nullable String id, SynchronousSink<Item> sink) {
-    current = null;
-    terminalEvent = false;
-    eventSequence = -1;
-    decoder.decode(type, data, this);
-    Item.Batch batch = collect(id);
-    if (batch != null) {
-      sink.next(batch);
+    Run(DialectDecoder decoder, boolean resume) {
+      this.decoder = decoder;
+      this.resume = resume;
     }
-    if (failed != null) {
-      LlmStreamException error = failed;
-      failed = null;
-      sink.error(error);
-    }
-  }
 
-  /** The batch of the event just decoded; before the first content, framing is held back instead. */
-  private Item.@Nullable Batch collect(@Nullable String id) {
-    List<LlmDelta> deltas = current;
-    current = null;
-    boolean content = false;
-    if (deltas != null) {
-      for (int i = 0; i < deltas.size() && !content; i++) {
-        content = deltas.get(i).isContent();
+    private void onEvent(ServerSentEvent event, SynchronousSink<Item> sink) {
+      if (terminalSeen || event.isHeartbeat() || resumeFromId != null && isDuplicate(resumeFromId, event.id())) {
+        return;
+      }
+      decode(event.event(), event.data(), event.id(), sink);
+    }
+
+    private void onLine(String line, SynchronousSink<Item> sink) {
+      if (!terminalSeen) {
+        decode("message", line, null, sink);
       }
     }
-    if (terminalEvent) {
-      terminalSeen = true;
+
+    private void decode(String type, String data, @Nullable String id, SynchronousSink<Item> sink) {
+      current = null;
+      terminalEvent = false;
+      eventSequence = -1;
+      decoder.decode(type, data, this);
+      Item.Batch batch = collect(id);
+      if (batch != null) {
+        sink.next(batch);
+      }
+      if (failed != null) {
+        LlmStreamException error = failed;
+        failed = null;
+        sink.error(error);
+      }
     }
-    if (!contentDelivered && !attemptContent && !content && !terminalEvent) {
+
+    /** The batch of the event just decoded; before the first content, framing is held back instead. */
+    private Item.@Nullable Batch collect(@Nullable String id) {
+      List<LlmDelta> deltas = current;
+      current = null;
+      boolean content = false;
       if (deltas != null) {
-        holdBack(deltas);
+        for (int i = 0; i < deltas.size() && !content; i++) {
+          content = deltas.get(i).isContent();
+        }
       }
-      return null;
-    }
-    if (heldBack != null) {
-      if (deltas != null) {
-        heldBack.addAll(deltas);
+      if (terminalEvent) {
+        terminalSeen = true;
       }
-      deltas = heldBack;
-      heldBack = null;
+      if (!resume && !attemptContent && !content && !terminalEvent) {
+        if (deltas != null) {
+          holdBack(deltas);
+        }
+        return null;
+      }
+      if (heldBack != null) {
+        if (deltas != null) {
+          heldBack.addAll(deltas);
+        }
+        deltas = heldBack;
+        heldBack = null;
+      }
+      attemptContent |= content;
+      if (deltas == null && !terminalEvent) {
+        return null;
+      }
+      return new Item.Batch(deltas == null ? new ArrayList<>(1) : deltas, content, terminalEvent, id, eventSequence,
+          decoder);
     }
-    attemptContent |= content;
-    if (deltas == null && !terminalEvent) {
-      return null;
-    }
-    return new Item.Batch(deltas == null ? new ArrayList<>(1) : deltas, content, terminalEvent, id, eventSequence);
-  }
 
-  private void holdBack(List<LlmDelta> deltas) {
-    if (heldBack == null) {
-      heldBack = new ArrayList<>(Math.max(4, deltas.size()));
+    private void holdBack(List<LlmDelta> deltas) {
+      if (heldBack == null) {
+        heldBack = new ArrayList<>(Math.max(4, deltas.size()));
+      }
+      heldBack.addAll(deltas);
+      if (heldBack.size() > MAX_HELD_BACK) {
+        heldBack = null;
+        throw new EventTooLargeException(MAX_HELD_BACK, engine.source, "More than " + MAX_HELD_BACK
+            + " framing deltas before the first content: the server sends framing without an answer");
+      }
     }
-    heldBack.addAll(deltas);
-    if (heldBack.size() > MAX_HELD_BACK) {
-      heldBack = null;
-      throw new EventTooLargeException(MAX_HELD_BACK, engine.source, "More than " + MAX_HELD_BACK
-          + " framing deltas before the first content: the server sends framing without an answer");
-    }
-  }
 
-  private Mono<Item> endOfBody() {
-    if (terminalSeen) {
-      return Mono.empty();
+    private Mono<Item> endOfBody() {
+      if (terminalSeen) {
+        return Mono.empty();
+      }
+      if (decoder.endIsTerminal()) {
+        terminalEvent = true;
+        return Mono.justOrEmpty(collect(null));
+      }
+      return Mono.error(new PrematureEndException());
     }
-    if (decoder.endIsTerminal()) {
+
+    // ---- DialectDecoder.Out ----
+
+    @Override
+    public void delta(LlmDelta delta) {
+      if (current == null) {
+        current = new ArrayList<>(2);
+      }
+      current.add(delta);
+    }
+
+    @Override
+    public void terminal() {
       terminalEvent = true;
-      return Mono.justOrEmpty(collect(null));
     }
-    return Mono.error(new PrematureEndException());
+
+    @Override
+    public void fail(LlmStreamException error) {
+      failed = error;
+    }
+
+    @Override
+    public void raw(String type, JsonNode json) {
+      if (engine.rawEvents) {
+        String name = type.equals(ServerSentEvent.DEFAULT_TYPE) && json.path("type").isTextual()
+            ? json.path("type").asText() : type;
+        delta(new LlmDelta.Event(name, json));
+      }
+    }
+
+    @Override
+    public boolean sequence(long number) {
+      if (resumeFromSequence >= 0 && number <= resumeFromSequence) {
+        return false;
+      }
+      eventSequence = number;
+      return true;
+    }
   }
 
-  /** Before content: the retry decides. After: resumed where possible, else the stream ends in its final error. */
-  private Flux<Item> afterFailure(Throwable error) {
+  /**
+   * Before content: the retry decides (or, for a hedged attempt, the hedge: another attempt may still answer). After:
+   * resumed where possible, else the stream ends in its final error. Only the attempt whose content the caller
+   * receives gets that far: a hedge that lost the race fails as an attempt, and the hedge drops it.
+   */
+  private Flux<Item> afterFailure(Run run, Throwable error) {
     lastFailureKind = engine.retry.classifier().classify(error);
-    if (!contentDelivered) {
+    if (delivering != run.decoder) {
       return Flux.error(error);
     }
-    if (resumable(error)) {
+    if (resumable(run.decoder, error)) {
       if (cutBy == null) {
         cutBy = error;
       }
@@ -315,7 +388,7 @@ final class LlmCall implements DialectDecoder.Out {
     return Flux.just(new Item.Final(finalError(error)));
   }
 
-  private boolean resumable(Throwable error) {
+  private boolean resumable(DialectDecoder decoder, Throwable error) {
     if (error instanceof LlmStreamException || lastFailureKind.retryability() != Retryability.RETRYABLE) {
       return false;   // the server reported the generation failed, or the same attempt would fail again
     }
@@ -357,14 +430,17 @@ final class LlmCall implements DialectDecoder.Out {
 
   /** Server text with the client's secrets masked. */
   private String mask(String text) {
-    if (requestJson == null) {
+    JsonNode request = requestJson;
+    if (request == null) {
+      // two hedged attempts failing at once may both parse it: the same value either way
       try {
-        requestJson = engine.mapper.readTree(body);
+        request = engine.mapper.readTree(body);
       } catch (java.io.IOException | RuntimeException notJson) {
-        requestJson = engine.mapper.createObjectNode();
+        request = engine.mapper.createObjectNode();
       }
+      requestJson = request;
     }
-    return engine.secrets.mask(text, requestJson);
+    return engine.secrets.mask(text, request);
   }
 
   /** An error status whose excerpt echoes a secret, with it masked (the same exception when it does not). */
@@ -404,6 +480,7 @@ final class LlmCall implements DialectDecoder.Out {
     }
     if (batch.content() && !contentDelivered) {
       contentDelivered = true;
+      delivering = batch.decoder();
       firstContentNanos = clock.now(TimeUnit.NANOSECONDS);
     }
     if (assembler.outputBytes() > engine.maxResponseBytes) {
@@ -499,43 +576,5 @@ final class LlmCall implements DialectDecoder.Out {
     } catch (RuntimeException e) {
       LOG.warn("LLM call listener failed with {}", e.getClass().getName());
     }
-  }
-
-  // ---- DialectDecoder.Out ----
-
-  @Override
-  public void delta(LlmDelta delta) {
-    if (current == null) {
-      current = new ArrayList<>(2);
-    }
-    current.add(delta);
-  }
-
-  @Override
-  public void terminal() {
-    terminalEvent = true;
-  }
-
-  @Override
-  public void fail(LlmStreamException error) {
-    failed = error;
-  }
-
-  @Override
-  public void raw(String type, JsonNode json) {
-    if (engine.rawEvents) {
-      String name = type.equals(ServerSentEvent.DEFAULT_TYPE) && json.path("type").isTextual()
-          ? json.path("type").asText() : type;
-      delta(new LlmDelta.Event(name, json));
-    }
-  }
-
-  @Override
-  public boolean sequence(long number) {
-    if (resumeFromSequence >= 0 && number <= resumeFromSequence) {
-      return false;
-    }
-    eventSequence = number;
-    return true;
   }
 }

@@ -3,6 +3,7 @@ package io.breakwater.internal.stream.llm;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.deadline.DeadlineSpec;
+import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.JsonLines;
 import io.breakwater.stream.ServerSentEvents;
@@ -42,6 +43,8 @@ public final class LlmStreamEngine {
   @Nullable final StreamTimeouts resumeTimeouts;
   final RetryPolicy retry;
   @Nullable final CircuitBreaker breaker;
+  /** Backup attempts for a call with no content by the hedge delay, or {@code null}. */
+  @Nullable final HedgePolicy hedge;
   final Duration maxDuration;
   final long maxResponseBytes;
   final boolean rawEvents;
@@ -62,6 +65,7 @@ public final class LlmStreamEngine {
     public @Nullable StreamTimeouts timeouts;
     public @Nullable RetryPolicy retry;
     @Nullable public CircuitBreaker breaker;
+    public @Nullable HedgePolicy hedge;
     public @Nullable Duration maxDuration;
     public long maxResponseBytes;
     public boolean rawEvents;
@@ -96,6 +100,7 @@ public final class LlmStreamEngine {
     this.resumeTimeouts = idle ? idle(base(t, meterRegistry), t).build() : null;
     this.retry = retry;
     this.breaker = s.breaker;
+    this.hedge = s.hedge;
     this.maxDuration = maxDuration;
     this.maxResponseBytes = s.maxResponseBytes;
     this.rawEvents = s.rawEvents;
