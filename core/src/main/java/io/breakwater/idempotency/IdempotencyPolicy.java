@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.idempotency.BackgroundCompletions;
 import io.breakwater.internal.idempotency.InMemoryIdempotencyStore;
 import io.breakwater.internal.idempotency.KeyedHashes;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -62,6 +63,9 @@ import reactor.core.scheduler.Schedulers;
  *       {@link StoreUnavailableException}; on, a {@link SideEffect#READ_ONLY} call runs anyway</td></tr>
  *   <tr><td>{@code maxResultBytes}</td><td>1 MiB</td><td>a result whose JSON is larger, in UTF-8 bytes, is refused
  *       with {@link IdempotencyLimitException}, and that refusal is what duplicates get</td></tr>
+ *   <tr><td>{@code maxBackgroundCompletions}</td><td>64</td><td>how many outcomes may be being stored after their
+ *       callers got their values; beyond it, a caller gets its value once its own outcome is stored (or given
+ *       up), so a sustained load cannot queue completions faster than the store takes them</td></tr>
  *   <tr><td>{@code longestRetryWindow}</td><td>none</td><td>if set, {@code build()} refuses a TTL shorter than
  *       it</td></tr>
  * </table>
@@ -79,6 +83,7 @@ public final class IdempotencyPolicy {
   public static final int MIN_KEY_SECRET_BYTES = 32;
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
   public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
+  public static final int DEFAULT_MAX_BACKGROUND_COMPLETIONS = 64;
 
   private final IdempotencyStore store;
   private final Duration ttl;
@@ -88,6 +93,8 @@ public final class IdempotencyPolicy {
   private final boolean cacheNonRetryableFailures;
   private final boolean failOpenForReads;
   private final int maxResultBytes;
+  private final int maxBackgroundCompletions;
+  private final BackgroundCompletions backgroundCompletions;
   private final ObjectMapper objectMapper;
   private final FailureClassifier classifier;
   private final MeterRegistry meterRegistry;
@@ -107,6 +114,8 @@ public final class IdempotencyPolicy {
     this.cacheNonRetryableFailures = b.cacheNonRetryableFailures;
     this.failOpenForReads = b.failOpenForReads;
     this.maxResultBytes = b.maxResultBytes;
+    this.maxBackgroundCompletions = b.maxBackgroundCompletions;
+    this.backgroundCompletions = new BackgroundCompletions(b.maxBackgroundCompletions);
     this.objectMapper = b.objectMapper;
     this.classifier = b.classifier;
     this.meterRegistry = b.meterRegistry;
@@ -155,6 +164,20 @@ public final class IdempotencyPolicy {
 
   public int maxResultBytes() {
     return maxResultBytes;
+  }
+
+  /** How many outcomes may be being stored at once after their callers got their values. */
+  public int maxBackgroundCompletions() {
+    return maxBackgroundCompletions;
+  }
+
+  /**
+   * The outcomes of this policy's calls being stored after their callers got their values: at most
+   * {@code maxBackgroundCompletions} ({@link BackgroundCompletions#running()} is how many now). Implementation
+   * plumbing for {@code idempotentBy}, shared by every call of the policy.
+   */
+  public BackgroundCompletions backgroundCompletions() {
+    return backgroundCompletions;
   }
 
   public ObjectMapper objectMapper() {
@@ -225,6 +248,7 @@ public final class IdempotencyPolicy {
     private boolean cacheNonRetryableFailures;
     private boolean failOpenForReads;
     private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
+    private int maxBackgroundCompletions = DEFAULT_MAX_BACKGROUND_COMPLETIONS;
     private @Nullable Duration longestRetryWindow;
     private ObjectMapper objectMapper = JsonMapper.builder()
         .addModule(new JavaTimeModule())
@@ -286,6 +310,18 @@ public final class IdempotencyPolicy {
     /** The largest result kept, as JSON encoded in UTF-8, in bytes; default 1 MiB. */
     public Builder maxResultBytes(int maxResultBytes) {
       this.maxResultBytes = maxResultBytes;
+      return this;
+    }
+
+    /**
+     * How many outcomes may be being stored after their callers got their values, for every call of this policy
+     * together; default 64. A call whose result finds all of them taken stores its outcome in its own flow, and its
+     * caller gets the value once that outcome is stored, fenced, or given up at the end of the lease, so a sustained
+     * load cannot queue completions faster than the store takes them. 0 makes every caller wait for its outcome to
+     * be stored.
+     */
+    public Builder maxBackgroundCompletions(int maxBackgroundCompletions) {
+      this.maxBackgroundCompletions = maxBackgroundCompletions;
       return this;
     }
 
@@ -363,6 +399,10 @@ public final class IdempotencyPolicy {
       }
       if (maxResultBytes < 1) {
         throw new IllegalArgumentException("maxResultBytes is " + maxResultBytes + ": give a positive size");
+      }
+      if (maxBackgroundCompletions < 0) {
+        throw new IllegalArgumentException("maxBackgroundCompletions is " + maxBackgroundCompletions + ": give 0 or "
+            + "more (0: every caller waits for its outcome to be stored)");
       }
       if (ttl.compareTo(lease) < 0) {
         throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is shorter than the lease "

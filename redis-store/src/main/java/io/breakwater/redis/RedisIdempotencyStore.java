@@ -3,6 +3,7 @@ package io.breakwater.redis;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.internal.idempotency.StoreCallBound;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -18,6 +19,7 @@ import org.redisson.client.codec.StringCodec;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -168,7 +170,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public Mono<Claim> claim(String key, String fingerprint, String owner, Duration lease) {
-    return bounded(this.<List<Object>>durable(key, CLAIM, RScript.ReturnType.LIST, fingerprint, owner,
+    return bounded(this.<List<Object>>durable(redisKey(key), CLAIM, RScript.ReturnType.LIST, fingerprint, owner,
             Long.toString(millis(lease))))
         .map(RedisIdempotencyStore::toClaim);
   }
@@ -185,15 +187,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * {@code WAITAOF}), failing with {@link NotReplicatedException} when fewer replicas than asked acknowledged it.
    */
   @SuppressWarnings("unchecked")
-  private <R> Mono<R> durable(String key, String script, RScript.ReturnType type, Object... args) {
+  private <R> Mono<R> durable(String redisKey, String script, RScript.ReturnType type, Object... args) {
     if (durability == null) {
-      return scripts.eval(redisKey(key), RScript.Mode.READ_WRITE, script, type, List.of(redisKey(key)), args);
+      return scripts.eval(redisKey, RScript.Mode.READ_WRITE, script, type, List.of(redisKey), args);
     }
     return Mono.defer(() -> {
       RBatchReactive batch = redisson.createBatch(durability);
       // subscribing queues the script in the batch; its reply comes back with the batch's result
-      batch.getScript(StringCodec.INSTANCE).eval(redisKey(key), RScript.Mode.READ_WRITE, script, type,
-          List.of(redisKey(key)), args).subscribe(null, error -> { });
+      batch.getScript(StringCodec.INSTANCE).eval(redisKey, RScript.Mode.READ_WRITE, script, type,
+          List.of(redisKey), args).subscribe(null, error -> { });
       return batch.execute().flatMap(result -> result.getSyncedSlaves() < replicasToWaitFor
           ? Mono.error(new NotReplicatedException(result.getSyncedSlaves(), replicasToWaitFor))
           : Mono.justOrEmpty((R) result.getResponses().get(0)));
@@ -220,7 +222,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public Mono<Boolean> complete(String key, String owner, Outcome outcome, Duration ttl) {
-    return bounded(this.<Long>durable(key, COMPLETE, RScript.ReturnType.LONG, owner,
+    return bounded(this.<Long>durable(redisKey(key), COMPLETE, RScript.ReturnType.LONG, owner,
             outcome.resultJson() == null ? "" : outcome.resultJson(),
             outcome.failureKind() == null ? "" : outcome.failureKind().name(),
             outcome.failureMessage() == null ? "" : outcome.failureMessage(),
@@ -272,11 +274,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   /** Bounds an operation by the deadline in force and by {@code operationTimeout}, whichever comes first. */
   private <T> Mono<T> bounded(Mono<T> operation) {
     return Mono.deferContextual(ctx -> {
-      Duration limit = Deadline.from(ctx)
-          .map(d -> d.remaining().compareTo(operationTimeout) < 0 ? d.remaining() : operationTimeout)
-          .orElse(operationTimeout);
-      return operation.timeout(limit, Deadline.from(ctx).map(Deadline::scheduler)
-          .orElseGet(reactor.core.scheduler.Schedulers::parallel));
+      Deadline deadline = Deadline.from(ctx).orElse(null);
+      if (deadline == null) {
+        return StoreCallBound.within(operation, operationTimeout, Schedulers.parallel());
+      }
+      Duration remaining = deadline.remaining();
+      return StoreCallBound.within(operation, remaining.compareTo(operationTimeout) < 0 ? remaining : operationTimeout,
+          deadline.scheduler());
     });
   }
 

@@ -34,7 +34,9 @@ import reactor.core.publisher.Mono;
  * <p>With {@code taskset} on the PATH and two or more CPUs, the clients (this JVM, every thread of it, and
  * {@code redis-benchmark}) run on CPU 0 and {@code redis-server} on CPU 1, as issue 20 asks: the ratio then reflects
  * each client's cost, not the two sharing a core with the server. The table's first line says whether it was pinned;
- * {@code -Dbreakwater.redis.pin=false} measures unpinned.
+ * {@code -Dbreakwater.redis.pin=false} measures unpinned. Redisson runs with 2 listener threads and 4 event loops
+ * (the small-machine settings of docs/redis.md); {@code -Dbreakwater.redis.threads} and
+ * {@code -Dbreakwater.redis.nettyThreads} change them.
  */
 public final class RedisThroughput {
 
@@ -54,7 +56,11 @@ public final class RedisThroughput {
       Thread.sleep(500);
       double setOps = redisBenchmark(port, concurrency, calls, pinned);
 
-      Config config = new Config();
+      // Redisson's defaults (32 event loops, 16 listener threads) put 48 threads on the one core the client is pinned
+      // to; docs/redis.md's small-machine settings, overridable to compare
+      Config config = new Config()
+          .setThreads(Integer.getInteger("breakwater.redis.threads", 2))
+          .setNettyThreads(Integer.getInteger("breakwater.redis.nettyThreads", 4));
       config.useSingleServer().setAddress("redis://127.0.0.1:" + port)
           .setConnectionMinimumIdleSize(concurrency).setConnectionPoolSize(concurrency);
       RedissonClient client = Redisson.create(config);

@@ -68,13 +68,14 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
   private final ObjectWriter writer;
   private final String storeKey;
   private final String storeFingerprint;
-  private final String tag;
+  /** How messages and logs name the key: a keyed hash, computed the first time a message needs it. */
+  private @Nullable String tag;
   private final Duration storeBound;
 
   /**
    * Resolves the result type's Jackson reader and writer here, at assembly (cached by the policy): Jackson builds
    * them under a lock the first time, and that must not happen on a non-blocking thread in the middle of a call. The
-   * keyed hashes of the key are computed here too.
+   * keyed hashes of the key the store sees are computed here too; its tag, for messages only, when one needs it.
    */
   public IdempotentOperator(IdempotencyKey key, IdempotencyPolicy policy, JavaType resultType) {
     this.key = key;
@@ -84,10 +85,18 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     this.writer = policy.writerFor(resultType);
     this.storeKey = policy.storeKey(key);
     this.storeFingerprint = policy.storeFingerprint(key);
-    this.tag = policy.tag(key);
     Duration thirdOfLease = policy.lease().dividedBy(3);
     this.storeBound = policy.storeTimeout().compareTo(thirdOfLease) < 0 || thirdOfLease.isZero()
         ? policy.storeTimeout() : thirdOfLease;
+  }
+
+  private String tag() {
+    String named = tag;
+    if (named == null) {
+      named = policy.tag(key);
+      tag = named;      // a race computes the same String twice, harmlessly
+    }
+    return named;
   }
 
   @Override
@@ -95,8 +104,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     return Mono.deferContextual(ctx -> {
       Deadline deadline = Deadline.from(ctx).orElse(null);
       if (deadline != null && deadline.remainingNanos() > policy.ttl().toNanos()) {
-        return Mono.error(new IdempotencyLimitException(tag, "The deadline in force has "
-            + Durations.format(deadline.remaining()) + " left but idempotency key '" + tag + "' is kept only "
+        return Mono.error(new IdempotencyLimitException(tag(), "The deadline in force has "
+            + Durations.format(deadline.remaining()) + " left but idempotency key '" + tag() + "' is kept only "
             + Durations.format(policy.ttl()) + ": a retry after the key expired would repeat the side effect. "
             + "Raise the policy's ttl above the longest deadline"));
       }
@@ -153,8 +162,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
           return;
         }
         long sentAt = lease.now();
-        store.claim(storeKey, storeFingerprint, owner, policy.lease())
-            .timeout(storeBound, clock)
+        StoreCallBound.within(store.claim(storeKey, storeFingerprint, owner, policy.lease()), storeBound, clock)
             .contextWrite(storeContext)
             .subscribe(claim -> {
               if (claim instanceof Acquired acquired) {
@@ -182,10 +190,10 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     private Mono<Claim> storeUnavailable(Throwable error) {
       if (readOnly && policy.failOpenForReads()) {
         LOG.warn("Idempotency store unavailable ({}); running read-only call '{}' without a claim",
-            error.getClass().getName(), tag);
+            error.getClass().getName(), tag());
         return Mono.just(BYPASS);
       }
-      return Mono.error(new StoreUnavailableException(tag, error));
+      return Mono.error(new StoreUnavailableException(tag(), error));
     }
 
     private Mono<Claim> awaitChange(Busy busy) {
@@ -194,7 +202,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         metrics.record(IdempotencyMetrics.Outcome.IN_FLIGHT);
       }
       if (policy.failFastWhenInFlight()) {
-        return Mono.error(new IdempotencyInFlightException(tag, busy.leaseRemaining()));
+        return Mono.error(new IdempotencyInFlightException(tag(), busy.leaseRemaining()));
       }
       Duration wait = busy.leaseRemaining().compareTo(policy.pollInterval()) < 0
           ? busy.leaseRemaining() : policy.pollInterval();
@@ -218,19 +226,19 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         return runAsOwner();
       }
       metrics.record(IdempotencyMetrics.Outcome.MISMATCH);
-      return Mono.error(new IdempotencyKeyMismatchException(tag));
+      return Mono.error(new IdempotencyKeyMismatchException(tag()));
     }
 
     private Mono<T> replay(Outcome outcome) {
       FailureKind failed = outcome.failureKind();   // non-null exactly when outcome.isFailure()
       if (failed != null) {
-        return Mono.error(new CachedFailureException(tag, failed, outcome.failureMessage()));
+        return Mono.error(new CachedFailureException(tag(), failed, outcome.failureMessage()));
       }
       try {
         T value = reader.readValue(outcome.resultJson());
         return Mono.justOrEmpty(value);
       } catch (Exception e) {
-        return Mono.error(new IllegalStateException("The stored result of idempotency key '" + tag
+        return Mono.error(new IllegalStateException("The stored result of idempotency key '" + tag()
             + "' cannot be read as " + resultType.getRawClass().getName() + " (" + e.getClass().getSimpleName()
             + "): callers of one key must expect one result type"));
       }
@@ -248,7 +256,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
 
     /**
      * The call produced a value: from here on only {@code complete} may follow, whatever cancels arrive. It is
-     * stored in the background and the caller gets the value at once. A value that cannot be kept (not writable as
+     * stored in the background and the caller gets the value at once, unless the policy's background completions
+     * are all taken ({@link #storeOutcome}). A value that cannot be kept (not writable as
      * JSON, or too large) is stored as a refusal, so that duplicates get the refusal and never run the call again.
      */
     private Mono<T> onResult(Optional<T> value) {
@@ -268,24 +277,21 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
         return refuseToKeep("is " + bytes + " bytes of JSON (UTF-8), over the policy's maxResultBytes of "
             + policy.maxResultBytes() + ": return a smaller result (an id) or raise maxResultBytes");
       }
-      completeInBackground(Outcome.success(json));
-      return Mono.justOrEmpty(value);
+      return storeOutcome(Outcome.success(json)).then(Mono.justOrEmpty(value));
     }
 
     private Mono<T> refuseToKeep(String why) {
-      IdempotencyLimitException refusal = new IdempotencyLimitException(tag, "The result of idempotency key '" + tag
+      IdempotencyLimitException refusal = new IdempotencyLimitException(tag(), "The result of idempotency key '" + tag()
           + "' " + why + ". The call ran once; duplicates get this error instead of running again");
-      completeInBackground(Outcome.failure(FailureKind.MISCONFIGURED, refusal.getMessage()));
-      return Mono.error(refusal);
+      return storeOutcome(Outcome.failure(FailureKind.MISCONFIGURED, refusal.getMessage())).then(Mono.error(refusal));
     }
 
     private Mono<T> onFailure(Throwable error) {
       FailureKind kind = policy.classifier().classify(error);
       if (policy.cacheNonRetryableFailures() && isTheDependencysAnswer(kind)) {
-        if (state.compareAndSet(OWNING, RESULT)) {
-          completeInBackground(Outcome.failure(kind, boundedMessage(error)));
-        }
-        return Mono.error(error);
+        return state.compareAndSet(OWNING, RESULT)
+            ? storeOutcome(Outcome.failure(kind, boundedMessage(error))).then(Mono.error(error))
+            : Mono.error(error);
       }
       if (!state.compareAndSet(OWNING, ENDED)) {
         return Mono.error(error);
@@ -293,7 +299,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
       lease.end();
       return detached(store.release(storeKey, owner))
           .onErrorResume(storeError -> {
-            error.addSuppressed(new StoreUnavailableException(tag, storeError));
+            error.addSuppressed(new StoreUnavailableException(tag(), storeError));
             return Mono.empty();
           })
           .then(Mono.error(error));
@@ -321,7 +327,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
 
     private void release(String why) {
       detached(store.release(storeKey, owner)).subscribe(null, e -> LOG.warn("Could not release idempotency key "
-          + "'{}' after {} ({}); it is free again when its lease ends", tag, why, e.getClass().getName()));
+          + "'{}' after {} ({}); it is free again when its lease ends", tag(), why, e.getClass().getName()));
     }
 
     /**
@@ -329,30 +335,46 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
      * release it now, and once more a store timeout later in case the claim lands after the first release.
      */
     private void releaseUnansweredClaim() {
-      Mono<Boolean> release = store.release(storeKey, owner).timeout(storeBound, clock).contextWrite(storeContext)
+      Mono<Boolean> release = StoreCallBound.within(store.release(storeKey, owner), storeBound, clock)
+          .contextWrite(storeContext)
           .onErrorResume(e -> Mono.just(false));
       release.then(Mono.delay(storeBound, clock)).then(release).subscribe();
     }
 
     /**
-     * Stores the outcome in the background, retried with jittered backoff until it is stored, the store answers
-     * that the claim is lost, or the lease (as last confirmed) ends, whatever the caller's deadline: the retries run
-     * without it, each bounded by the store timeout. Renewal stops at the result, so a store that keeps refusing
-     * the completion cannot keep the claim forever.
+     * Stores the outcome, retried with jittered backoff until it is stored, the store answers that the claim is lost,
+     * or the lease (as last confirmed) ends, whatever the caller's deadline: the retries run without it, each bounded
+     * by the store timeout. Renewal stops at the result, so a store that keeps refusing the completion cannot keep the
+     * claim forever.
+     *
+     * <p>It runs in the background (the returned Mono is empty at once) while the policy's
+     * {@link BackgroundCompletions} has room; otherwise the returned Mono completes when it ends, so the caller's value
+     * waits for its own outcome and a sustained load cannot queue completions faster than the store takes them. A
+     * caller that cancels that wait leaves the completion running: only {@code complete} may follow a result.
      */
-    private void completeInBackground(Outcome outcome) {
+    private Mono<Void> storeOutcome(Outcome outcome) {
       lease.end();      // no renewal past the result: the retries below are bounded by the lease as last confirmed
+      BackgroundCompletions background = policy.backgroundCompletions();
+      boolean inBackground = background.tryStart();
+      Sinks.Empty<Void> ended = inBackground ? null : Sinks.empty();
       int[] attempts = new int[1];
       Context withoutDeadline = storeContext.delete(ContextKeys.DEADLINE);
       Mono.defer(() -> {
             attempts[0]++;
-            return store.complete(storeKey, owner, outcome, policy.ttl()).timeout(storeBound, clock);
+            return StoreCallBound.within(store.complete(storeKey, owner, outcome, policy.ttl()), storeBound, clock);
           })
           .retryWhen(Retry.backoff(Long.MAX_VALUE, COMPLETE_RETRY_FIRST)
               .maxBackoff(COMPLETE_RETRY_CAP)
               .scheduler(clock)
               .filter(error -> lease.confirmedNanosLeft() > 0))
           .contextWrite(withoutDeadline)
+          .doFinally(signal -> {
+            if (ended == null) {
+              background.finished();
+            } else {
+              ended.tryEmitEmpty();
+            }
+          })
           .subscribe(stored -> {
             if (!stored) {
               unrecorded(UnrecordedOutcome.Reason.FENCED, attempts[0], null);
@@ -360,22 +382,23 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
           }, error -> {
             unrecorded(UnrecordedOutcome.Reason.STORE_UNAVAILABLE, attempts[0], error);
           });
+      return ended == null ? Mono.empty() : ended.asMono();
     }
 
     private void unrecorded(UnrecordedOutcome.Reason reason, int attempts, @Nullable Throwable error) {
       metrics.record(reason == UnrecordedOutcome.Reason.FENCED
           ? IdempotencyMetrics.Outcome.FENCED : IdempotencyMetrics.Outcome.UNRECORDED);
       try {
-        policy.onUnrecorded().accept(new UnrecordedOutcome(key, tag, reason, attempts, error));
+        policy.onUnrecorded().accept(new UnrecordedOutcome(key, tag(), reason, attempts, error));
       } catch (RuntimeException e) {
-        LOG.warn("onUnrecorded failed for idempotency key '{}' ({})", tag, e.getClass().getName());
+        LOG.warn("onUnrecorded failed for idempotency key '{}' ({})", tag(), e.getClass().getName());
       }
     }
 
     /** Runs a store call to its end even if the caller cancels, with the caller's Context and a bound of its own. */
     private <R> Mono<R> detached(Mono<R> operation) {
       Sinks.One<R> reply = Sinks.one();
-      operation.timeout(storeBound, clock).contextWrite(storeContext)
+      StoreCallBound.within(operation, storeBound, clock).contextWrite(storeContext)
           .subscribe(reply::tryEmitValue, reply::tryEmitError, reply::tryEmitEmpty);
       return reply.asMono();
     }
