@@ -85,6 +85,11 @@ public final class IdempotencyPolicy {
   public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
   public static final int DEFAULT_MAX_BACKGROUND_COMPLETIONS = 64;
 
+  static {
+    // idempotentBy's operator reaches each policy's background completions through this, not a public getter
+    BackgroundCompletions.bindAccess(policy -> policy.backgroundCompletions);
+  }
+
   private final IdempotencyStore store;
   private final Duration ttl;
   private final Duration lease;
@@ -171,14 +176,6 @@ public final class IdempotencyPolicy {
     return maxBackgroundCompletions;
   }
 
-  /**
-   * The outcomes of this policy's calls being stored after their callers got their values: at most
-   * {@code maxBackgroundCompletions} ({@link BackgroundCompletions#running()} is how many now). Implementation
-   * plumbing for {@code idempotentBy}, shared by every call of the policy.
-   */
-  public BackgroundCompletions backgroundCompletions() {
-    return backgroundCompletions;
-  }
 
   public ObjectMapper objectMapper() {
     return objectMapper;

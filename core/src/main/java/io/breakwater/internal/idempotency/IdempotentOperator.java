@@ -354,7 +354,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
      */
     private Mono<Void> storeOutcome(Outcome outcome) {
       lease.end();      // no renewal past the result: the retries below are bounded by the lease as last confirmed
-      BackgroundCompletions background = policy.backgroundCompletions();
+      BackgroundCompletions background = BackgroundCompletions.of(policy);
       boolean inBackground = background.tryStart();
       Sinks.Empty<Void> ended = inBackground ? null : Sinks.empty();
       int[] attempts = new int[1];
