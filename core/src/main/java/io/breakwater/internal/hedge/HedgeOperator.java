@@ -61,7 +61,7 @@ public final class HedgeOperator<T> implements Function<Publisher<T>, Publisher<
     ContextView ctx = actual.currentContext();
     if (ctx.hasKey(ContextKeys.HEDGED)) {
       // inside an attempt of an outer hedgedBy: that one hedges, this one would multiply the attempts
-      source.subscribe(actual);
+      Lift.subscribeUpstream(source, actual);
       return;
     }
     if (ctx.getOrDefault(ContextKeys.SIDE_EFFECT, null) == SideEffect.NON_IDEMPOTENT_WRITE

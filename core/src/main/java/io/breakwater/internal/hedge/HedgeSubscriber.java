@@ -3,6 +3,7 @@ package io.breakwater.internal.hedge;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.Lift;
 import io.breakwater.internal.deadline.TimerWheel;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -151,7 +152,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       startNanos = now;
       primary.startNanos = now;
     }
-    source.subscribe(primary);
+    Lift.subscribeUpstream(source, primary);
     if (step >= 0 && winner == RACING) {
       arm(now);
     }
@@ -212,7 +213,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       attemptFailed(Operators.onOperatorError(e, context));
       return;
     }
-    target.subscribe(hedge);
+    Lift.subscribeUpstream(target, hedge);
     int w = winner;
     if (w != RACING && w != k) {
       // the race was decided while the hedge was being subscribed, after the winner had cancelled the others
