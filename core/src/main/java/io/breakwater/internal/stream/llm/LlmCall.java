@@ -115,7 +115,6 @@ final class LlmCall {
   @Nullable private volatile DialectDecoder delivering;
   private int resumes;
   private long positions;
-  private boolean contentDelivered;
   private long contentDeltas;
   private long firstContentNanos = -1;
   private String lastEventId = "";
@@ -141,7 +140,7 @@ final class LlmCall {
       // hedged until content is delivered: a resume continues one answer and is never raced by another
       Flux<Item> hedged = once.transform(Breakwater.hedgedBy(engine.hedge, Item::isProgress,
           List.of(() -> Flux.defer(() -> attempt(true)))));
-      attempts = Flux.defer(() -> contentDelivered ? once : hedged);
+      attempts = Flux.defer(() -> contentDelivered() ? once : hedged);
     }
     Flux<Item.Batch> batches = attempts
         .transform(Breakwater.retryWithBudget(engine.retry, StreamResume.<Item>bySequence(item -> ++positions)))
@@ -176,6 +175,11 @@ final class LlmCall {
         .build();
   }
 
+  /** Whether content reached the caller: from then on the call is resumed, never retried or hedged. */
+  private boolean contentDelivered() {
+    return delivering != null;
+  }
+
   // ---- one attempt ----
 
   /** One request: the first, a retry or a resume, or (when {@code hedge}) a backup for the attempt in flight. */
@@ -183,7 +187,7 @@ final class LlmCall {
     int number = ATTEMPTS.incrementAndGet(this);
     // a hedge always starts afresh: one due just as the attempt it backs up delivered its first content must not
     // continue (and decode with) that attempt's decoder; the hedge operator cancels it as the race is already won
-    boolean resume = !hedge && contentDelivered;
+    boolean resume = !hedge && contentDelivered();
     if (number > 1 && !hedge) {
       count(resume ? "breakwater.stream.resumes" : "breakwater.stream.retries", lastFailureKind);
       resumes += resume ? 1 : 0;
@@ -478,8 +482,7 @@ final class LlmCall {
         contentDeltas++;
       }
     }
-    if (batch.content() && !contentDelivered) {
-      contentDelivered = true;
+    if (batch.content() && !contentDelivered()) {
       delivering = batch.decoder();
       firstContentNanos = clock.now(TimeUnit.NANOSECONDS);
     }
@@ -512,13 +515,13 @@ final class LlmCall {
     }
     Throwable last = error instanceof RetryExhaustedException && error.getCause() != null ? error.getCause() : error;
     if (last instanceof LlmStreamException server) {
-      if (contentDelivered) {
+      if (contentDelivered()) {
         count("breakwater.stream.truncations", server.failureKind());
       }
       finalized = server.withPartialResponse(partialResponse(), error == last ? null : error);
       return finalized;
     }
-    if (!contentDelivered) {
+    if (!contentDelivered()) {
       finalized = error;
       return error;
     }
