@@ -1,4 +1,4 @@
-package io.breakwater.internal.idempotency;
+package io.breakwater.internal;
 
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
@@ -9,7 +9,8 @@ import reactor.core.scheduler.Scheduler;
  * Bounds a store call in time, as {@code Mono.timeout(Duration, Scheduler)} does, with the same one timer and the same
  * {@link TimeoutException}, but without its per-subscription cost: Reactor names the step of a timeout that has no
  * fallback at every subscription (a regular expression over the operator's class name), which a profile of a Redis
- * miss showed among its largest costs. Shared by {@code idempotentBy} and the stores.
+ * miss showed among its largest costs. Shared by {@code idempotentBy}, the Redis idempotency store, the owner's lease
+ * renewal and the shared limits' store calls.
  */
 public final class StoreCallBound {
 

@@ -3,7 +3,7 @@ package io.breakwater.redis;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyStore;
-import io.breakwater.internal.idempotency.StoreCallBound;
+import io.breakwater.internal.StoreCallBound;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

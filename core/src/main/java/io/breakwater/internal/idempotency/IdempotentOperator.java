@@ -23,6 +23,7 @@ import io.breakwater.idempotency.StoreUnavailableException;
 import io.breakwater.idempotency.UnrecordedOutcome;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.StoreCallBound;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;

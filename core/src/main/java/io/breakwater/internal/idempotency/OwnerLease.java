@@ -3,6 +3,7 @@ package io.breakwater.internal.idempotency;
 import io.breakwater.idempotency.IdempotencyContext;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.internal.StoreCallBound;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
@@ -57,8 +58,7 @@ final class OwnerLease implements IdempotencyContext {
     watchdog.update(Mono.delay(every, clock)
         .then(Mono.defer(() -> {
           long sentAt = now();
-          return store.renew(storeKey, owner, lease)
-              .timeout(bound, clock)
+          return StoreCallBound.within(store.renew(storeKey, owner, lease), bound, clock)
               .contextWrite(context)
               .doOnNext(renewed -> renewed(sentAt, renewed))
               .onErrorResume(error -> Mono.empty())

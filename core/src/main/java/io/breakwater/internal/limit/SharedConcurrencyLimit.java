@@ -2,6 +2,7 @@ package io.breakwater.internal.limit;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.StoreCallBound;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
 import java.time.Duration;
@@ -157,8 +158,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     }
     Waiter asked = head;
     Mono<Void> setUp = limitSet ? Mono.empty() : store.limit(settings.fixed()).doOnSuccess(v -> limitSet = true);
-    setUp.then(store.tryAcquire(shared.lease()))
-        .timeout(shared.operationTimeout(), scheduler())
+    StoreCallBound.within(setUp.then(store.tryAcquire(shared.lease())), shared.operationTimeout(), scheduler())
         .subscribe(id -> permit(asked, id), this::storeUnreachable, () -> noPermit(asked));
   }
 
@@ -235,7 +235,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
   }
 
   private void giveBack(String id) {
-    store.release(id).timeout(shared.operationTimeout(), scheduler()).subscribe(null,
+    StoreCallBound.within(store.release(id), shared.operationTimeout(), scheduler()).subscribe(null,
         e -> LOG.debug("Concurrency limit '{}': permit {} not released ({}); it comes back when its lease runs out",
             name(), id, e.toString()));
   }
@@ -274,7 +274,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
         Duration lease = shared.lease();
         Duration every = lease.dividedBy(3);
         Disposable renewal = Flux.interval(every, every, scheduler())
-            .concatMap(i -> store.renew(id, lease).timeout(shared.operationTimeout(), scheduler())
+            .concatMap(i -> StoreCallBound.within(store.renew(id, lease), shared.operationTimeout(), scheduler())
                 .onErrorReturn(Boolean.TRUE))
             .subscribe(held -> {
               if (!held) {

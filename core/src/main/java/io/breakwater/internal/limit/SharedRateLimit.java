@@ -4,6 +4,7 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.StoreCallBound;
 import io.breakwater.internal.limit.BucketStore.Outcome;
 import io.breakwater.internal.limit.BucketStore.Settlement;
 import io.breakwater.internal.limit.BucketStore.Taken;
@@ -220,7 +221,7 @@ public final class SharedRateLimit extends RateEngine {
       storeUnreachable(null);
       return;
     }
-    store.take(head.tokens).timeout(shared.operationTimeout(), scheduler())
+    StoreCallBound.within(store.take(head.tokens), shared.operationTimeout(), scheduler())
         .subscribe(taken -> answered(head, taken), this::storeUnreachable);
   }
 
