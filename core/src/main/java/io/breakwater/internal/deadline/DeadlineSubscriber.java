@@ -2,7 +2,6 @@ package io.breakwater.internal.deadline;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.ContextKeys;
-import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
@@ -98,12 +97,18 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
 
   // This subscriber's timer. Its filing is changed only under the lock of its wheel, the one lock a filing takes.
   /**
-   * The wheel this subscriber's timer is filed in, set once (by CAS) before it is first filed; read after terminating,
-   * so that either the filing sees the end or the end sees the wheel and unfiles the timer.
+   * The wheel this subscriber's timer is filed in: the subscribing thread's for the deadline's scheduler, or the
+   * enclosing deadline's. Its lock orders a filing with the end of the call: a filing reads the state under it, and
+   * the end, once the state is changed, takes it to unfile the timer; so either the filing sees the end or the end
+   * sees the filing.
    */
-  @Nullable private volatile TimerWheel wheel;
-  private static final AtomicReferenceFieldUpdater<DeadlineSubscriber, TimerWheel> WHEEL =
-      AtomicReferenceFieldUpdater.newUpdater(DeadlineSubscriber.class, TimerWheel.class, "wheel");
+  private final TimerWheel wheel;
+  /**
+   * A nested deadline that could not share its enclosing deadline's timer files its own: written (a volatile write,
+   * before the filing takes the lock and reads the state) so that its end, which reads it after changing the state,
+   * takes the lock to unfile it. A deadline without an enclosing one always files its own and does not read it.
+   */
+  private volatile boolean ownTimer;
   /** This deadline waits on its own timer. Guarded by the wheel's lock. */
   private boolean armed;
   /** This deadline is over: its timer is unfiled and takes no nested deadline any more. Guarded by the wheel's lock. */
@@ -135,9 +140,11 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     Context outer = actual.currentContext();
     if (shared != null) {
       this.enclosing = shared;
+      this.wheel = shared.wheel;
       this.context = outer.put(ContextKeys.DEADLINE, deadline);
     } else {
       this.enclosing = null;
+      this.wheel = TimerWheel.of(deadline.scheduler());
       this.context = outer.isEmpty()   // one Context object instead of two
           ? Context.of(ContextKeys.DEADLINE, deadline, SHARED_TIMER, this)
           : outer.put(ContextKeys.DEADLINE, deadline).put(SHARED_TIMER, this);
@@ -214,7 +221,10 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
         }
         return;
       }
-      fileOwn(claimWheel());
+      if (enclosing != null) {
+        ownTimer = true;
+      }
+      fileOwn(wheel);
     } catch (RejectedExecutionException rejected) {
       RuntimeException e = Operators.onRejectedExecution(rejected, this, null, null, context);
       if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
@@ -241,9 +251,9 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
         return;
       }
       if (filedIn != null) {
-        stale = filedIn.unfile(this);
+        stale = filedIn.unfileLocked(this);
       }
-      start = w.slot(want).file(this, want);
+      start = w.slot(want).fileLocked(this, want);
     }
     startAfterLocks(stale, start);
   }
@@ -255,7 +265,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private boolean share(DeadlineSubscriber<?> d) {
     TimerWheel.Start start;
     Disposable stale = null;
-    TimerWheel w = claimWheel();
+    TimerWheel w = wheel;
     synchronized (w) {
       if (released || nested != null || state > EMITTING) {   // the state is read after the wheel is set, as above
         return false;
@@ -267,9 +277,9 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
         return true;
       }
       if (filedIn != null) {
-        stale = filedIn.unfile(this);
+        stale = filedIn.unfileLocked(this);
       }
-      start = w.slot(want).file(this, want);
+      start = w.slot(want).fileLocked(this, want);
     }
     startAfterLocks(stale, start);
     return true;
@@ -296,7 +306,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       }
       TimerWheel.Slot filedIn = slot;
       if (filedIn != null) {
-        stale = filedIn.cancel(this, near);
+        stale = filedIn.cancelLocked(this, near);
       }
     }
     if (stale != null) {
@@ -305,26 +315,14 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   }
 
   private void releaseTimer() {
-    if (enclosing != null) {
-      enclosing.leave(this);
+    if (enclosing == null) {
+      releaseOwn(wheel);
+      return;
     }
-    TimerWheel w = wheel;
-    if (w != null) {
-      releaseOwn(w);
+    enclosing.leave(this);
+    if (ownTimer) {
+      releaseOwn(wheel);
     }
-  }
-
-  /**
-   * The wheel to file this subscriber's timer in: the calling thread's for the deadline's scheduler, unless another
-   * filing chose one first. Setting it is the atomic step an end of the call, reading it, is ordered against.
-   */
-  private TimerWheel claimWheel() {
-    TimerWheel w = wheel;
-    if (w == null) {
-      TimerWheel mine = TimerWheel.of(deadline.scheduler());
-      w = WHEEL.compareAndSet(this, null, mine) ? mine : Objects.requireNonNull(wheel);
-    }
-    return w;
   }
 
   private void startAfterLocks(@Nullable Disposable stale, TimerWheel.@Nullable Start start) {
@@ -345,9 +343,6 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     DeadlineSubscriber<?> due = null;
     TimerWheel.Start start = null;
     TimerWheel w = wheel;
-    if (w == null) {
-      return;   // never filed: cannot happen, a timer fires only once filed
-    }
     synchronized (w) {
       if (slot != null) {
         return;   // filed again since it was taken out, for an instant no later than any waited for
@@ -366,7 +361,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
           want = Math.min(want, n.expiresAt);
         }
         if (want != TimerWheel.NONE) {
-          start = w.slot(want).file(this, want);
+          start = w.slot(want).fileLocked(this, want);
         }
       }
     }

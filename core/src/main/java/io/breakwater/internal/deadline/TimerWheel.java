@@ -81,7 +81,7 @@ public final class TimerWheel {
   }
 
   /** The calling thread's wheel for {@code scheduler}. */
-  static TimerWheel of(Scheduler scheduler) {
+  public static TimerWheel of(Scheduler scheduler) {
     TimerWheel[] wheels = WHEELS.get();
     TimerWheel first = wheels[0];
     if (first != null && first.scheduler.get() == scheduler) {
@@ -117,6 +117,48 @@ public final class TimerWheel {
     VarHandle.fullFence();
     if (start != null) {
       start.run(scheduler);
+    }
+  }
+
+  /**
+   * Files {@code timer}, which must not be filed, for the instant {@code at} in this wheel, whose scheduler is
+   * {@code scheduler}. Unlike {@link #arm}, it orders itself with {@link #release} by this wheel's lock alone: a caller
+   * that files here, then reads its own state, and whose state changes are followed by {@link #release}, needs no
+   * fence, since either the release sees the filing or the filer sees the change. Call it holding no lock.
+   *
+   * @throws RejectedExecutionException if the scheduler refuses the slot's task (it is being disposed)
+   */
+  public void file(Timer timer, long at, Scheduler scheduler) {
+    Start start;
+    synchronized (this) {
+      start = slot(at).fileLocked(timer, at);
+    }
+    if (start != null) {
+      start.run(scheduler);
+    }
+  }
+
+  /**
+   * Unfiles {@code timer} if it is filed in this wheel, from any thread, under this wheel's lock; otherwise as
+   * {@link #cancel}. See {@link #cancel} for {@code near}. Call it holding no lock a scheduler task may take.
+   */
+  public void release(Timer timer, boolean near) {
+    Disposable stale = null;
+    boolean elsewhere = false;
+    synchronized (this) {
+      Slot filedIn = timer.slot;
+      if (filedIn != null) {
+        if (filedIn.lock == this) {
+          stale = filedIn.cancelLocked(timer, near);
+        } else {
+          elsewhere = true;
+        }
+      }
+    }
+    if (elsewhere) {
+      cancel(timer, near);
+    } else if (stale != null) {
+      stale.dispose();
     }
   }
 
@@ -195,7 +237,7 @@ public final class TimerWheel {
    */
   static final class Slot {
     /** The wheel's lock. */
-    private final Object lock;
+    final Object lock;
     // All guarded by lock.
     @Nullable private Timer head;
     @Nullable private Timer tail;
@@ -216,22 +258,28 @@ public final class TimerWheel {
     @Nullable
     Start file(Timer timer, long at) {
       synchronized (lock) {
-        timer.at = at;
-        timer.next = null;
-        timer.prev = tail;
-        if (tail == null) {
-          head = timer;
-        } else {
-          tail.next = timer;
-        }
-        tail = timer;
-        TIMER_SLOT.setRelease(timer, this);   // read under the lock, or by cancel(), which re-reads it under it
-        if (at < taskAt) {
-          taskAt = at;
-          return new Start(this, ++generation, at);
-        }
-        return null;
+        return fileLocked(timer, at);
       }
+    }
+
+    /** {@link #file}, for a caller that holds the wheel's lock already. */
+    @Nullable
+    Start fileLocked(Timer timer, long at) {
+      timer.at = at;
+      timer.next = null;
+      timer.prev = tail;
+      if (tail == null) {
+        head = timer;
+      } else {
+        tail.next = timer;
+      }
+      tail = timer;
+      TIMER_SLOT.setRelease(timer, this);   // read under the lock, or by cancel(), which re-reads it under it
+      if (at < taskAt) {
+        taskAt = at;
+        return new Start(this, ++generation, at);
+      }
+      return null;
     }
 
     /**
@@ -241,19 +289,25 @@ public final class TimerWheel {
     @Nullable
     Disposable unfile(Timer timer) {
       synchronized (lock) {
-        if (timer.slot != this) {
-          return null;   // taken out by the slot's task, which fires it
-        }
-        unlink(timer);
-        if (head == null && taskAt != NONE) {
-          Disposable pending = task;
-          task = null;
-          taskAt = NONE;
-          generation++;
-          return pending;
-        }
-        return null;
+        return unfileLocked(timer);
       }
+    }
+
+    /** {@link #unfile}, for a caller that holds the wheel's lock already. */
+    @Nullable
+    Disposable unfileLocked(Timer timer) {
+      if (timer.slot != this) {
+        return null;   // taken out by the slot's task, which fires it
+      }
+      unlink(timer);
+      if (head == null && taskAt != NONE) {
+        Disposable pending = task;
+        task = null;
+        taskAt = NONE;
+        generation++;
+        return pending;
+      }
+      return null;
     }
 
     /**
@@ -268,18 +322,24 @@ public final class TimerWheel {
     @Nullable
     Disposable cancel(Timer timer, boolean near) {
       synchronized (lock) {
-        if (timer.slot != this) {
-          return null;   // taken out by the slot's task, which fires it
-        }
-        if (!near) {
-          return unfile(timer);
-        }
-        unlink(timer);
-        if (head == null) {
-          task = null;
-        }
-        return null;
+        return cancelLocked(timer, near);
       }
+    }
+
+    /** {@link #cancel}, for a caller that holds the wheel's lock already. */
+    @Nullable
+    Disposable cancelLocked(Timer timer, boolean near) {
+      if (timer.slot != this) {
+        return null;   // taken out by the slot's task, which fires it
+      }
+      if (!near) {
+        return unfileLocked(timer);
+      }
+      unlink(timer);
+      if (head == null) {
+        task = null;
+      }
+      return null;
     }
 
     private void unlink(Timer timer) {

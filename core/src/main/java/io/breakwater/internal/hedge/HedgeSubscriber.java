@@ -5,6 +5,8 @@ import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
 import io.breakwater.internal.deadline.TimerWheel;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
@@ -68,6 +70,12 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   private final Scheduler scheduler;
   /** The delay between hedges, in nanoseconds; negative: no hedging for this call. */
   private final long step;
+  /**
+   * The wheel the hedge timer is filed in (the subscribing thread's for the scheduler), or {@code null} when the call
+   * does not hedge. Its lock orders filing the timer with disposing it: see {@link #arm}.
+   */
+  @Nullable
+  private final TimerWheel wheel;
 
   @Nullable
   private volatile AtomicReferenceArray<Attempt<T>> hedges;
@@ -119,6 +127,18 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   private volatile Attempt<T> won;
   private volatile boolean done;
   private volatile boolean passthrough;
+  private static final VarHandle DONE;
+  private static final VarHandle PASSTHROUGH;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      DONE = lookup.findVarHandle(HedgeSubscriber.class, "done", boolean.class);
+      PASSTHROUGH = lookup.findVarHandle(HedgeSubscriber.class, "passthrough", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
   private volatile boolean cancelled;
   /** Touched inside the drain loop only. */
   private long emitted;
@@ -134,6 +154,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     this.source = source;
     this.scheduler = scheduler;
     this.step = step;
+    this.wheel = step >= 0 ? TimerWheel.of(scheduler) : null;
     this.mono = mono;
     this.context = actual.currentContext().put(ContextKeys.HEDGED, Boolean.TRUE);
     this.primary = new Attempt<>(this, 0);
@@ -158,11 +179,15 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     }
   }
 
-  /** Files the timer for {@code step} after {@code from}; cancels it again if the race was decided meanwhile. */
+  /**
+   * Files the timer for {@code step} after {@code from}; cancels it again if the race was decided meanwhile. The
+   * filing and {@link #disposeTimer} take the wheel's lock, and the race is decided before the timer is disposed: so
+   * either the disposal finds the timer filed, or the filing is followed by the read below that sees the decision.
+   */
   private void arm(long from) {
     long at = from + step;
     try {
-      TimerWheel.arm(scheduler, this, at < from ? Long.MAX_VALUE : at);
+      Objects.requireNonNull(wheel).file(this, at < from ? Long.MAX_VALUE : at, scheduler);
     } catch (RejectedExecutionException rejected) {
       return; // a disposed scheduler: the call goes on without hedges
     }
@@ -172,7 +197,10 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   }
 
   private void disposeTimer() {
-    TimerWheel.cancel(this, step <= TimerWheel.KEEP_HORIZON);
+    TimerWheel w = wheel;
+    if (w != null) {
+      w.release(this, step <= TimerWheel.KEEP_HORIZON);
+    }
   }
 
   /** The timer fired: start the next hedge if the call is still racing and the budget allows. */
@@ -290,7 +318,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   /** The winner ended: {@code e} or completion. */
   void winnerTerminated(@Nullable Throwable e) {
     error = e;
-    done = true;
+    DONE.setRelease(this, true);   // the drain's atomic step publishes it; won, read with it, is set already
     drain();
   }
 
@@ -334,7 +362,11 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       return;
     }
     Operators.addCap(REQUESTED, this, n);
-    drain();
+    // Before the race is decided there is nothing to deliver: whoever decides it (setting won or done, or cancelling)
+    // drains after, reading the demand added here; an atomic step lies between each write and the read after it.
+    if (won != null || done || cancelled) {
+      drain();
+    }
   }
 
   @Override
@@ -414,7 +446,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       return;
     }
     forwarded = r;
-    passthrough = true;
+    PASSTHROUGH.setRelease(this, true);   // a request() that misses it adds its demand and drains: forward() passes it
     if (!mono && r != e) {
       w.request(r == Long.MAX_VALUE ? Long.MAX_VALUE : r - e);
     }
