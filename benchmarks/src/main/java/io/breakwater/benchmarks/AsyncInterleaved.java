@@ -50,6 +50,7 @@ import reactor.util.context.Context;
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved shell 1000 1
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved deadline 10000 1
  * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved pipeline 10000 1
+ * java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.AsyncInterleaved hedge 1000 1
  * </pre>
  *
  * <p>{@code -Donly=REGEX} keeps the baseline and the variants whose names match, so that a variant can run in a JVM of
@@ -74,9 +75,9 @@ public final class AsyncInterleaved {
     int threads = args.length > 2 ? Integer.parseInt(args[2]) : 1;
     Map<String, Function<Mono<Integer>, Mono<Integer>>> variants = row.equals("limit") ? limits()
         : row.equals("shell") ? shells() : row.equals("deadline") ? TimerRows.deadlines()
-        : row.equals("pipeline") ? TimerRows.pipelines() : breakers();
+        : row.equals("pipeline") ? TimerRows.pipelines() : row.equals("hedge") ? TimerRows.hedges() : breakers();
     String peer = row.equals("breaker") || row.equals("pipeline") ? "resilience4j"
-        : row.equals("deadline") ? "resilience4jTimeLimiter" : null;
+        : row.equals("deadline") ? "resilience4jTimeLimiter" : row.equals("hedge") ? "withDeadline" : null;
     String only = System.getProperty("only");
     if (only != null) {
       variants.keySet().removeIf(name -> !name.equals("baseline") && !name.matches(only));

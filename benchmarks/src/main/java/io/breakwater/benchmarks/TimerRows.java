@@ -1,11 +1,13 @@
 package io.breakwater.benchmarks;
 
 import static io.breakwater.Breakwater.guardedBy;
+import static io.breakwater.Breakwater.hedgedBy;
 import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.retryWithBudget;
 import static io.breakwater.Breakwater.withDeadline;
 
 import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.hedge.HedgePolicy;
 import io.breakwater.retry.RetryPolicy;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
@@ -15,6 +17,7 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,8 +25,8 @@ import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
 /**
- * The rows of {@link AsyncInterleaved} for timers: the variants of {@code DeadlineAsyncBenchmark} (P3b) and of
- * {@code PipelineAsyncBenchmark} (P3), built as those benchmarks build them.
+ * The rows of {@link AsyncInterleaved} for timers: the variants of {@code DeadlineAsyncBenchmark} (P3b), of
+ * {@code PipelineAsyncBenchmark} (P3) and of {@code HedgeBenchmark} (P11), built as those benchmarks build them.
  */
 final class TimerRows {
 
@@ -59,6 +62,17 @@ final class TimerRows {
         .transform(retryWithBudget(retry))
         .transform(withDeadline(Duration.ofSeconds(10))));
     variants.put("resilience4j", m -> m.transform(limiter).transform(r4jBreaker).transform(r4jRetry));
+    return variants;
+  }
+
+  /** {@code HedgeBenchmark}'s variants: a hedge whose delay (5 s) no call reaches, against {@code withDeadline}. */
+  static Map<String, Function<Mono<Integer>, Mono<Integer>>> hedges() {
+    HedgePolicy hedge = HedgePolicy.builder().name("bench").delay(Duration.ofSeconds(5))
+        .meterRegistry(new SimpleMeterRegistry()).build();
+    Map<String, Function<Mono<Integer>, Mono<Integer>>> variants = new LinkedHashMap<>();
+    variants.put("baseline", m -> m);
+    variants.put("withDeadline", m -> m.transform(withDeadline(Duration.ofSeconds(5))));
+    variants.put("hedgedBy", m -> m.transform(hedgedBy(hedge)));
     return variants;
   }
 }

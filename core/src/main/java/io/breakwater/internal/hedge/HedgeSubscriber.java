@@ -76,6 +76,10 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
    */
   @Nullable
   private final TimerWheel wheel;
+  /** The thread that subscribes the call. */
+  private final Thread subscribing;
+  /** The primary attempt is being subscribed; written and read on {@link #subscribing} only. */
+  private boolean primaryStarted;
 
   @Nullable
   private volatile AtomicReferenceArray<Attempt<T>> hedges;
@@ -155,6 +159,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     this.scheduler = scheduler;
     this.step = step;
     this.wheel = step >= 0 ? TimerWheel.of(scheduler) : null;
+    this.subscribing = Thread.currentThread();
     this.mono = mono;
     this.context = actual.currentContext().put(ContextKeys.HEDGED, Boolean.TRUE);
     this.primary = new Attempt<>(this, 0);
@@ -173,6 +178,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       startNanos = now;
       primary.startNanos = now;
     }
+    primaryStarted = true;
     Lift.subscribeUpstream(source, primary);
     if (step >= 0 && winner == RACING) {
       arm(now);
@@ -308,8 +314,10 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     attempt.prefix = null;
     content = value;
     won = attempt;
-    if (value == null) {
-      done = true;
+    if (value == null || mono) {
+      // A Mono's value is its answer: it is delivered with the completion, in one pass; the source's own completion
+      // (or a protocol-breaking error) after it finds the call done. Published by the drain's atomic step below.
+      DONE.setRelease(this, true);
     }
     event("won", attempt.index, null);
     drain();
@@ -317,6 +325,12 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
 
   /** The winner ended: {@code e} or completion. */
   void winnerTerminated(@Nullable Throwable e) {
+    if (done) {   // a Mono's value has completed the call already
+      if (e != null) {
+        Operators.onErrorDropped(e, context);
+      }
+      return;
+    }
     error = e;
     DONE.setRelease(this, true);   // the drain's atomic step publishes it; won, read with it, is set already
     drain();
@@ -359,6 +373,12 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       if (!mono) {
         Objects.requireNonNull(won).request(n);
       }
+      return;
+    }
+    if (!primaryStarted && Thread.currentThread() == subscribing) {
+      // Downstream's onSubscribe, before the primary is subscribed: no attempt exists yet, so nothing reads the demand
+      // or adds to it concurrently; whatever subscribes an attempt later publishes it.
+      REQUESTED.lazySet(this, Operators.addCap(requested, n));
       return;
     }
     Operators.addCap(REQUESTED, this, n);
@@ -412,6 +432,10 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
             terminate();
           }
         }
+      }
+      if (terminated) {
+        // Nothing is left to deliver, discard or forward: the drain is kept, and every later one returns at once.
+        return;
       }
       missed = WIP.addAndGet(this, -missed);
       if (missed == 0) {
