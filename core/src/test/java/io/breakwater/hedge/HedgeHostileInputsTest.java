@@ -11,10 +11,13 @@ import io.breakwater.deadline.DeadlineExceededException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.PublisherProbe;
 import reactor.test.publisher.TestPublisher;
@@ -41,6 +44,25 @@ class HedgeHostileInputsTest {
         .expectComplete()
         .verify(VERIFY);
     primary.assertWasCancelled();
+  }
+
+  @Test
+  void aMonosWinningValueCompletesTheCallWithoutWaitingForItsSourceToComplete() {
+    HedgePolicy policy = policy();
+    AtomicReference<CoreSubscriber<? super String>> attempt = new AtomicReference<>();
+    Mono<String> primary = new Mono<>() {
+      @Override
+      public void subscribe(CoreSubscriber<? super String> actual) {
+        attempt.set(actual);
+        actual.onSubscribe(Operators.emptySubscription());
+      }
+    };
+    StepVerifier.withVirtualTime(() -> primary.transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .then(() -> attempt.get().onNext("answer"))   // the source itself never completes
+        .expectNext("answer")
+        .expectComplete()
+        .verify(VERIFY);
   }
 
   @Test

@@ -36,9 +36,10 @@ import reactor.util.context.Context;
  * and releases the timer before it is delivered, and the completion after it passes through.
  *
  * <p>What an asynchronous call costs: one clock read (none for a deadline subscribed inside its enclosing deadline's
- * subscription, see {@link #startIfSubscribingHere}), one CAS setting the wheel, one lock to file the timer, one CAS
- * to claim the end (a {@code Mono}), one lock to unfile it. The arming gate takes no atomic step when
- * {@code onSubscribe} comes inside the subscription, on the subscribing thread.
+ * subscription, see {@link #startIfSubscribingHere}), one lock to file the timer, one CAS to claim the end (a
+ * {@code Mono}), one lock to unfile it. The wheel is chosen when the subscriber is made, so its lock alone orders the
+ * filing with the end. The arming gate takes no atomic step when {@code onSubscribe} comes inside the subscription, on
+ * the subscribing thread.
  */
 final class DeadlineSubscriber<T> extends TimerWheel.Timer
     implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
