@@ -474,7 +474,7 @@ public final class BenchmarkReport {
    * floor of a timed asynchronous {@code guardedBy}).
    */
   private void clockReads(StringBuilder md) {
-    md.append("\n### Clock reads (the floor of P10's `throttledBy` and P1's asynchronous `guardedBy`)\n\n");
+    md.append("\n### Clock reads\n\nThe floor of P10's in-memory `throttledBy` and of P1's asynchronous `guardedBy`. ");
     Result limitRead = get("ClockReadBenchmark", "limitNow");
     Result breakerRead = get("ClockReadBenchmark", "breakerNow");
     Result nanoTime = get("ClockReadBenchmark", "nanoTime");
