@@ -406,8 +406,9 @@ public final class BenchmarkReport {
     } else {
       md.append("`io.breakwater.benchmarks.redis.RedisThroughput 32 50000`, in the same run: a `redis-server` on "
           + "loopback, `redis-benchmark -t set -c 32`, then idempotent calls through one Redisson client at the same "
-          + "concurrency (a miss claims and completes a new key: 2 round trips; a hit finds it done: 1). Client and "
-          + "server share the machine's cores; see [redis.md](redis.md#throughput-p6).\n\n");
+          + "concurrency (a miss claims and completes a new key: 2 round trips; a hit finds it done: 1). The table's "
+          + "heading says where the clients and `redis-server` ran (pinned to separate cores, or sharing both); see "
+          + "[redis.md](redis.md#throughput-p6).\n\n");
       md.append("<!-- figures: redis key=1 -->\n").append(redisTable).append('\n');
     }
 
