@@ -124,6 +124,21 @@ class RetryBudgetsTest {
     assertThat(granted).isEqualTo(100);
   }
 
+  /** A ratio budget earns its retries from the calls: each call through {@code retryWithBudget} deposits its share. */
+  @Test
+  void everyCallThroughRetryWithBudgetDepositsItsShareInTheDependencyBudget() {
+    TokenBucketRetryBudget budget = new TokenBucketRetryBudget(0.1, 0.0, 10.0);
+    for (int i = 0; i < 10; i++) {
+      budget.tryAcquireNow(0);
+    }
+    assertThat(budget.level()).as("drained").isZero();
+    RetryPolicy policy = fixedPolicy().budget(budget).build();
+    StepVerifier.create(Flux.range(0, 20).concatMap(i -> Mono.just(i).transformDeferred(retryWithBudget(policy))))
+        .expectNextCount(20)
+        .verifyComplete();
+    assertThat(budget.level()).as("20 calls at 0.1 retry each").isEqualTo(2.0);
+  }
+
   @Test
   void tokenBucketFloorAccruesWithTheCallersClock() {
     TokenBucketRetryBudget budget = new TokenBucketRetryBudget(0.0, 2.0, 10.0);

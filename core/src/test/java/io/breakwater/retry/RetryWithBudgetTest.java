@@ -243,18 +243,32 @@ class RetryWithBudgetTest {
   void noAttemptStartsWithLessThanTheMinimumUsefulTimeLeft() {
     // 900 ms deadline, 100 ms backoff: attempts at 0..700 leave ≥ 200 ms; after the one at 800 only 100 ms would be
     // left by the next start, below the 150 ms minimum.
-    Calls calls = new Calls(status(503), status(503), status(503), status(503), status(503), status(503),
-        status(503), status(503), status(503), status(503));
+    assertThat(startsUnderA900MillisecondDeadline(150)).last().isEqualTo(700L);
+  }
+
+  @Test
+  void anAttemptThatStartsWithExactlyTheMinimumUsefulTimeLeftIsMade() {
+    // 200 ms minimum: after the failure at 600 the next start (700) leaves exactly 200 ms, which is not less than the
+    // minimum; after the one at 700, 100 ms would be left.
+    assertThat(startsUnderA900MillisecondDeadline(200)).last().isEqualTo(700L);
+  }
+
+  /**
+   * When each attempt started, in virtual milliseconds, for a call that always fails, retried every 100 ms under a
+   * 900 ms deadline with the given minimum attempt time, until the deadline stops the retries.
+   */
+  private static List<Long> startsUnderA900MillisecondDeadline(long minAttemptMillis) {
+    Calls calls = Calls.failing(status(503));
     StepVerifier.withVirtualTime(() -> calls.mono()
             .transformDeferred(retryWithBudget(fixedPolicy().maxRetries(20)
-                .minAttemptTime(Duration.ofMillis(150)).build()))
+                .minAttemptTime(Duration.ofMillis(minAttemptMillis)).build()))
             .transformDeferred(withDeadline(Duration.ofMillis(900))))
         .expectSubscription()
         .thenAwait(Duration.ofMillis(900))
         .expectErrorSatisfies(e -> assertThat(((RetryExhaustedException) e).reason())
             .isEqualTo(RetryStopReason.DEADLINE))
         .verify(VERIFY);
-    assertThat(calls.startedAtMillis).last().isEqualTo(700L);
+    return calls.startedAtMillis;
   }
 
   @Test

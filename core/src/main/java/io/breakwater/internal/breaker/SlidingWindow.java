@@ -42,6 +42,13 @@ final class SlidingWindow {
   private final AtomicReferenceArray<Bucket> buckets;
   /** The latest bucket: most calls land in it, found with two comparisons instead of two divisions. */
   private volatile Bucket latest;
+  /**
+   * Calls that did not find their bucket in {@link #latest} and looked it up in the ring (a roll, a late call, or a
+   * call into a bucket another thread has rolled). Read by tests only, to check that the two-comparison fast path
+   * serves the calls it should: the mutation run found no other observable for it. A plain field, incremented on
+   * the slow path alone, so it adds nothing to the hot path; racing increments may lose counts.
+   */
+  private long slowLookups;
 
   /** A window counting from now; {@code successes} is the breaker's cumulative success counter. */
   SlidingWindow(long bucketNanos, int size, LongAdder successes) {
@@ -63,6 +70,7 @@ final class SlidingWindow {
     if (into >= 0 && into < bucketNanos) {
       return last;
     }
+    slowLookups++;
     long epoch = Math.floorDiv(now, bucketNanos);
     int index = (int) Math.floorMod(epoch, (long) size);
     Bucket b = buckets.get(index);
@@ -73,6 +81,11 @@ final class SlidingWindow {
       latest = b;
     }
     return b;
+  }
+
+  /** How many calls have looked their bucket up in the ring instead of finding it in the latest; for tests. */
+  long slowLookups() {
+    return slowLookups;
   }
 
   private Bucket roll(int index, Bucket b, long epoch) {

@@ -1,13 +1,13 @@
 package io.breakwater.internal.hedge;
 
 import io.breakwater.hedge.HedgePolicy;
+import io.breakwater.testing.TckEnvironment;
 import io.breakwater.testing.WhiteboxProbeSubscriber;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.tck.SubscriberWhiteboxVerification;
-import org.reactivestreams.tck.TestEnvironment;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
@@ -21,7 +21,7 @@ public class HedgeSubscriberTckTest extends SubscriberWhiteboxVerification<Integ
       .meterRegistry(new SimpleMeterRegistry()).build();
 
   public HedgeSubscriberTckTest() {
-    super(new TestEnvironment());
+    super(TckEnvironment.forLoadedMachine());
   }
 
   @Override

@@ -2,12 +2,12 @@ package io.breakwater.internal.limit;
 
 import io.breakwater.limit.CallWeight;
 import io.breakwater.limit.RateLimit;
+import io.breakwater.testing.TckEnvironment;
 import io.breakwater.testing.WhiteboxProbeSubscriber;
 import java.time.Duration;
 import java.util.Map;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.tck.SubscriberWhiteboxVerification;
-import org.reactivestreams.tck.TestEnvironment;
 
 /** The Reactive Streams TCK's whitebox rules for the subscriber of a call admitted by a rate limit. */
 public class ThrottleSubscriberTckTest extends SubscriberWhiteboxVerification<Integer> {
@@ -18,7 +18,7 @@ public class ThrottleSubscriberTckTest extends SubscriberWhiteboxVerification<In
       .headers(i -> Map.of("x-ratelimit-remaining-tokens", java.util.List.of("1000000")));
 
   public ThrottleSubscriberTckTest() {
-    super(new TestEnvironment());
+    super(TckEnvironment.forLoadedMachine());
   }
 
   @Override
