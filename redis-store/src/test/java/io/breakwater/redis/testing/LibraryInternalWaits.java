@@ -14,12 +14,10 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *   <li>Redisson registers every command's future in a list guarded by a {@code ReentrantLock}
  *       ({@code WrappedLock.execute}); under contention a thread parks for the few instructions of a list insert.
  *       That is a short critical section, not I/O, and it is Redisson's, not ours.</li>
- *   <li>Netty 4.2's adaptive buffer allocator takes a lock when it grows its magazines
- *       ({@code AdaptivePoolingAllocator$MagazineGroup.tryExpandMagazines}); the same kind of short critical
- *       section, hit when many threads encode commands at once.</li>
  * </ul>
  *
- * Everything else those threads do, and everything Breakwater does on them, is still checked.
+ * Netty's own internal wait (its buffer allocator's) is allowed by core's test fixtures
+ * ({@code io.breakwater.testing.NettyInternalWaits}), which every module's tests have. Everything else those threads do, and everything Breakwater does on them, is still checked.
  */
 public final class LibraryInternalWaits implements BlockHoundIntegration {
 
@@ -28,7 +26,5 @@ public final class LibraryInternalWaits implements BlockHoundIntegration {
     builder.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask");
     builder.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute");
     builder.allowBlockingCallsInside("org.redisson.misc.WrappedLock", "execute");
-    builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup",
-        "tryExpandMagazines");
   }
 }
