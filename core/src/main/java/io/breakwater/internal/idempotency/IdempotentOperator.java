@@ -97,7 +97,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
    */
   static Duration thirdOf(Duration duration) {
     long seconds = duration.getSeconds();
-    return Duration.ofSeconds(seconds / 3, ((seconds % 3) * 1_000_000_000L + duration.getNano()) / 3);
+    long leftOver = (seconds % 3) * 1_000_000_000L;   // time-arithmetic: at most 2 s of nanoseconds
+    return Duration.ofSeconds(seconds / 3, (leftOver + duration.getNano()) / 3);
   }
 
   private String tag() {
