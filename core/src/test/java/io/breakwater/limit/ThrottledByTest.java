@@ -139,6 +139,34 @@ class ThrottledByTest {
   }
 
   @Test
+  void aMonoIsSettledByItsValueOnceWhateverFollowsIt() {
+    RateLimit rate = limit("openai").requests(10, Duration.ofMinutes(1)).tokens(10_000, Duration.ofMinutes(1))
+        .build();
+    LimitExceededException refusedFurtherIn = new LimitExceededException("inner", Reason.QUEUE_FULL, null, "full");
+    // a Mono that breaks its contract: a refusal (which would give permits back) after its value
+    Mono<Reply> valueThenRefusal = new Mono<>() {
+      @Override
+      public void subscribe(reactor.core.CoreSubscriber<? super Reply> actual) {
+        actual.onSubscribe(reactor.core.publisher.Operators.emptySubscription());
+        actual.onNext(new Reply(300, Map.of()));
+        actual.onError(refusedFurtherIn);
+      }
+    };
+    StepVerifier.create(valueThenRefusal.transformDeferred(throttledBy(rate, CallWeight.tokens(800, Reply::tokens))))
+        .expectNextCount(1)
+        .verifyErrorSatisfies(e -> assertThat(e).isSameAs(refusedFurtherIn));
+    assertThat(rate.availableTokens()).as("corrected by its value, once, and kept").isEqualTo(9_700);
+    assertThat(rate.availableRequests()).isEqualTo(9);
+
+    StepVerifier.create(valueThenRefusal.transformDeferred(throttledBy(rate)))
+        .expectNextCount(1)
+        .verifyErrorSatisfies(e -> assertThat(e).isSameAs(refusedFurtherIn));
+    assertThat(rate.availableRequests()).as("without a usage figure too: the request it took is kept")
+        .isEqualTo(8);
+    assertThat(rate.availableTokens()).isEqualTo(9_700);
+  }
+
+  @Test
   void aStreamIsCorrectedByTheLastUsageFigureItCarried() {
     RateLimit rate = limit("anthropic").tokens(10_000, Duration.ofMinutes(1)).build();
     TestPublisher<Reply> stream = TestPublisher.create();

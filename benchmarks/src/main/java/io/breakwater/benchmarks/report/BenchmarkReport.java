@@ -399,6 +399,7 @@ public final class BenchmarkReport {
     table(md, "targets", 2, row("#", "measure", "target", "this run", ""), targetRows);
     md.append("\nMeasured outside JMH: **P7** (shared breaker, 0 Redis commands per call) by "
         + "`RedisBreakerStateStoreIT`; **P8** by `TenThousandStreamsTest` in the same run of `run-report.sh` (below).\n");
+    clockReads(md);
 
     md.append("\n## Redis (P6)\n\n");
     if (redisTable == null) {
@@ -473,6 +474,48 @@ public final class BenchmarkReport {
       table(md, "results-" + kebab(entry.getKey()), 1, row("variant", "threads", "score", "±", "unit", "B/op"), rows);
     }
     return md.toString();
+  }
+
+  /**
+   * What the clock costs the rows that read it on every call, from {@code ClockReadBenchmark} in this run: one read of
+   * the rate limit's clock against Resilience4j's whole {@code RateLimiterOperator} overhead (the floor of an exact
+   * in-memory {@code throttledBy}), two reads of the breaker's clock against its {@code CircuitBreakerOperator}'s (the
+   * floor of a timed asynchronous {@code guardedBy}).
+   */
+  private void clockReads(StringBuilder md) {
+    md.append("\n### Clock reads\n\nThe floor of P10's in-memory `throttledBy` and of P1's asynchronous `guardedBy`. ");
+    Result limitRead = get("ClockReadBenchmark", "limitNow");
+    Result breakerRead = get("ClockReadBenchmark", "breakerNow");
+    Result nanoTime = get("ClockReadBenchmark", "nanoTime");
+    if (limitRead == null || breakerRead == null || nanoTime == null) {
+      md.append("Not measured in this run (`ClockReadBenchmark`).\n");
+      return;
+    }
+    md.append("`ClockReadBenchmark`, in the same run: a read of the default clock (`Schedulers.parallel()`, whose "
+        + "`now(..)` is Reactor's default, `System.currentTimeMillis()` converted) through the operators' own "
+        + "`Supplier<Scheduler>`. An exact in-memory `throttledBy` reads it once per call (to refill the bucket at "
+        + "the instant it takes from it), a timed asynchronous `guardedBy` twice (its subscription and its first "
+        + "element): those reads alone, set against the peer's whole overhead, are the lowest ratio the exact designs "
+        + "can reach. Resilience4j's operators read `System.nanoTime()` as often.\n\n");
+    Double rateLimiter = peerOverhead("LimitBenchmark", "thousandInFlight[variant=baseline]",
+        "thousandInFlight[variant=resilience4jRateLimiter]");
+    Double breaker = peerOverhead("GuardedByAsyncBenchmark", asyncVariant("oneThread", "10000", "baseline"),
+        asyncVariant("oneThread", "10000", "resilience4j"));
+    table(md, "clock-reads", 1, row("operator, clock", "reads per call", "ns per read", "reads / the peer's overhead",
+        "`System.nanoTime()`, ns"), List.of(
+        row("in-memory `throttledBy`, the limit's clock (P10)", "1", format(limitRead.score()),
+            rateLimiter == null ? "not in this run" : format(limitRead.score() / rateLimiter),
+            format(nanoTime.score())),
+        row("timed asynchronous `guardedBy`, the breaker's clock (P1, 1 thread)", "2", format(breakerRead.score()),
+            breaker == null ? "not in this run" : format(2 * breakerRead.score() / breaker),
+            format(nanoTime.score()))));
+  }
+
+  /** The peer's overhead over the baseline, in ns, or null when either did not run. */
+  private Double peerOverhead(String cls, String base, String peer) {
+    Result b = get(cls, base);
+    Result p = get(cls, peer);
+    return b == null || p == null ? null : Math.max(1e-9, p.score() - b.score());
   }
 
   /** One overhead table, named for quoting: Breakwater's overhead and its peer's, per row of {@code overheads}. */

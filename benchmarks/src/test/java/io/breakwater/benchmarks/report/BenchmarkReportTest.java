@@ -117,6 +117,27 @@ class BenchmarkReportTest {
   }
 
   @Test
+  void theClockReadsAreSetAgainstThePeersWholeOverheadOfTheSameRun() throws IOException {
+    String json = "[" + String.join(",",
+        run("ClockReadBenchmark.limitNow", "", 30, 0),
+        run("ClockReadBenchmark.breakerNow", "", 31, 0),
+        run("ClockReadBenchmark.nanoTime", "", 29, 0),
+        run("limit.LimitBenchmark.thousandInFlight", "\"params\":{\"variant\":\"baseline\"},", 100, 112),
+        run("limit.LimitBenchmark.thousandInFlight", "\"params\":{\"variant\":\"resilience4jRateLimiter\"},", 200,
+            224)) + "]";
+    BenchmarkReport withClock = new BenchmarkReport();
+    withClock.read(Files.writeString(dir.resolve("clock.json"), json));
+    String md = withClock.markdown("benchmarks.svg");
+
+    // 30 / (200 − 100); the breaker's peer did not run
+    assertThat(md).contains("<!-- figures: clock-reads key=1 -->",
+        "| in-memory `throttledBy`, the limit's clock (P10) | 1 | 30.00 | 0.30 | 29.00 |",
+        "| timed asynchronous `guardedBy`, the breaker's clock (P1, 1 thread) | 2 | 31.00 | not in this run | 29.00 |");
+    assertThat(report.markdown("benchmarks.svg")).as("a run without ClockReadBenchmark")
+        .contains("Not measured in this run (`ClockReadBenchmark`).");
+  }
+
+  @Test
   void classNamesBecomeTableNames() {
     assertThat(BenchmarkReport.kebab("GuardedByBenchmark")).isEqualTo("guarded-by-benchmark");
     assertThat(BenchmarkReport.kebab("SseDecodeBenchmark")).isEqualTo("sse-decode-benchmark");

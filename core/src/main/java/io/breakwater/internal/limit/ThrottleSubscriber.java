@@ -15,7 +15,8 @@ import reactor.core.publisher.Operators;
  * error update the limit, and a call refused by Breakwater further in gets its permits back. It remembers where the
  * limit's count of admitted permits stood when it was admitted, so that what the provider says about it can be
  * rebased to now. A call without a usage figure has nothing to settle when it is cancelled, so its end is settled
- * without a compare-and-set.
+ * without a compare-and-set; a {@code Mono} is settled by its value (nothing to do without a usage figure), and what
+ * follows its value is only relayed.
  */
 final class ThrottleSubscriber<T> extends PermitRelay<T> {
 
@@ -75,10 +76,12 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
         return;
       }
     }
-    if (mono && settleOnce()) {
-      // what follows a Mono's value downstream (the next call of a chain) sees the limit corrected
+    if (mono && !settledOnValue) {
       settledOnValue = true;
-      limit.completed(this, actualTokens);
+      if (weight.actual() != null && settle()) {
+        // what follows a Mono's value downstream (the next call of a chain) sees the limit corrected
+        limit.completed(this, actualTokens);
+      }
     }
     actual.onNext(t);
   }
@@ -102,10 +105,10 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
 
   @Override
   public void onError(Throwable t) {
-    if (settleOnce()) {
-      limit.failed(this, t, actualTokens);
+    if (settledOnValue) {
       actual.onError(t);
-    } else if (settledOnValue) {
+    } else if (settleOnce()) {
+      limit.failed(this, t, actualTokens);
       actual.onError(t);
     } else {
       Operators.onErrorDropped(t, actual.currentContext());
@@ -114,10 +117,10 @@ final class ThrottleSubscriber<T> extends PermitRelay<T> {
 
   @Override
   public void onComplete() {
-    if (settleOnce()) {
-      limit.completed(this, actualTokens);
+    if (settledOnValue) {
       actual.onComplete();
-    } else if (settledOnValue) {
+    } else if (settleOnce()) {
+      limit.completed(this, actualTokens);
       actual.onComplete();
     }
   }
