@@ -38,6 +38,13 @@ public final class ContextKeys {
    */
   public static final Object HEDGED = new Key("breakwater.hedged");
 
+  /**
+   * In the Context of a store call that its caller already bounds in time: the {@link java.time.Duration} of that
+   * bound, armed when the call is subscribed. A store that would bound the call by a limit no shorter need not arm a
+   * timer of its own.
+   */
+  public static final Object STORE_CALL_BOUND = new Key("breakwater.storeCallBound");
+
   private record Key(String name) {
     @Override
     public String toString() {

@@ -1,6 +1,7 @@
 package io.breakwater.internal;
 
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -16,8 +17,15 @@ public final class StoreCallBound {
 
   private StoreCallBound() {}
 
-  /** {@code call}, failing with a {@link TimeoutException} if it has not answered within {@code limit}. */
+  /**
+   * {@code call}, failing with a {@link TimeoutException} if it has not answered within {@code limit}. A call that
+   * answers while it is subscribed (a {@link Callable} Mono, such as the in-memory stores' {@code Mono.fromSupplier})
+   * is returned as it is: a timer could not cut it short, and arming and cancelling one is most of such a call's cost.
+   */
   public static <T> Mono<T> within(Mono<T> call, Duration limit, Scheduler clock) {
+    if (call instanceof Callable) {
+      return call;
+    }
     return call.timeout(Mono.delay(limit, clock), Mono.error(() -> new TimeoutException(
         "Did not observe any item or terminal signal within " + limit.toMillis() + "ms")));
   }

@@ -3,6 +3,7 @@ package io.breakwater.redis;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.StoreCallBound;
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +11,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
+import org.redisson.RedissonReactive;
+import org.redisson.RedissonScript;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatchReactive;
 import org.redisson.api.RScript;
@@ -48,7 +51,8 @@ import reactor.util.Loggers;
  *       {@code waitForAof} make claims and completions wait for replicas ({@code WAIT}) or AOF fsyncs
  *       ({@code WAITAOF}).</li>
  *   <li><b>Waiting duplicates</b> are told of completions on one pub/sub channel, subscribed once per store;
- *       {@code idempotentBy} also polls, so a lost message only delays them.</li>
+ *       {@code idempotentBy} also polls, so a lost message only delays them. A completion or release publishes only
+ *       when some process marked the record as awaited: a miss no one waits for sends no message.</li>
  *   <li><b>Deadlines.</b> No operation waits past the deadline in force, nor past {@code operationTimeout} (default
  *       2 s), whatever Redisson's own timeouts and retries would allow; a timed-out claim fails closed.</li>
  * </ul>
@@ -83,12 +87,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
       """;
 
   static final String COMPLETE = """
-      local r = redis.call('HMGET', KEYS[1], 'owner', 'state')
+      local r = redis.call('HMGET', KEYS[1], 'owner', 'state', 'w')
       if r[1] == ARGV[1] and r[2] == 'F' then
         redis.call('HSET', KEYS[1], 'state', 'D', 'r', ARGV[2], 'k', ARGV[3], 'm', ARGV[4])
-        redis.call('HDEL', KEYS[1], 'exp')
+        redis.call('HDEL', KEYS[1], 'exp', 'w')
         redis.call('PEXPIRE', KEYS[1], ARGV[5])
-        redis.call('PUBLISH', ARGV[6], ARGV[7])
+        if r[3] then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
         return 1
       end
       if r[1] == ARGV[1] and r[2] == 'D' then return 1 end
@@ -110,17 +114,30 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
       """;
 
   static final String RELEASE = """
-      local r = redis.call('HMGET', KEYS[1], 'owner', 'state')
+      local r = redis.call('HMGET', KEYS[1], 'owner', 'state', 'w')
       if r[1] == ARGV[1] and r[2] == 'F' then
         redis.call('DEL', KEYS[1])
-        redis.call('PUBLISH', ARGV[2], ARGV[3])
+        if r[3] then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
         return 1
       end
       return 0
       """;
 
+  /**
+   * A process starts waiting for a key: a record in flight is marked ({@code w}), so that its completion or release
+   * publishes; the record's state is returned. One script, so a completion lands either before it (the state says
+   * so) or after it (and publishes).
+   */
+  static final String WAIT = """
+      local s = redis.call('HGET', KEYS[1], 'state')
+      if s == 'F' then redis.call('HSET', KEYS[1], 'w', '1') end
+      return s or ''
+      """;
+
   private final RedissonReactiveClient redisson;
   private final RScriptReactive scripts;
+  /** The same scripts through Redisson's asynchronous API, when the client is Redisson's own (see {@link #eval}). */
+  private final @Nullable RScript asyncScripts;
   private final String keyPrefix;
   private final String channel;
   private final Duration operationTimeout;
@@ -132,6 +149,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private RedisIdempotencyStore(Builder b) {
     this.redisson = b.redisson;
     this.scripts = b.redisson.getScript(StringCodec.INSTANCE);
+    this.asyncScripts = b.redisson instanceof RedissonReactive reactive
+        ? new RedissonScript(reactive.getCommandExecutor(), StringCodec.INSTANCE) : null;
     this.keyPrefix = b.keyPrefix;
     this.channel = b.channel;
     this.operationTimeout = b.operationTimeout;
@@ -177,9 +196,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public Mono<Boolean> renew(String key, String owner, Duration lease) {
-    return bounded(scripts.<Long>eval(redisKey(key), RScript.Mode.READ_WRITE, RENEW,
-            RScript.ReturnType.LONG, List.of(redisKey(key)), owner, Long.toString(millis(lease))))
+    return bounded(this.<Long>eval(redisKey(key), RENEW, RScript.ReturnType.LONG, owner,
+            Long.toString(millis(lease))))
         .map(renewed -> renewed == 1L);
+  }
+
+  /**
+   * Runs a script on one record, in read-write mode (on the master). Through Redisson's asynchronous API when the
+   * client is Redisson's own: its reactive API reaches the same call through a reflective proxy and wraps each
+   * command in a {@code Flux.create} with a queue of its own, which a profile of Redis hits found among the client's
+   * largest costs per call. Cancelling the returned Mono cancels the command's future, as the reactive API does.
+   */
+  private <R> Mono<R> eval(String redisKey, String script, RScript.ReturnType type, Object... args) {
+    RScript direct = asyncScripts;
+    if (direct == null) {
+      return scripts.eval(redisKey, RScript.Mode.READ_WRITE, script, type, List.of(redisKey), args);
+    }
+    return Mono.fromCompletionStage(() -> direct.<R>evalAsync(redisKey, RScript.Mode.READ_WRITE, script, type,
+        List.of(redisKey), args));
   }
 
   /**
@@ -189,7 +223,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   @SuppressWarnings("unchecked")
   private <R> Mono<R> durable(String redisKey, String script, RScript.ReturnType type, Object... args) {
     if (durability == null) {
-      return scripts.eval(redisKey, RScript.Mode.READ_WRITE, script, type, List.of(redisKey), args);
+      return eval(redisKey, script, type, args);
     }
     return Mono.defer(() -> {
       RBatchReactive batch = redisson.createBatch(durability);
@@ -232,14 +266,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   @Override
   public Mono<Boolean> release(String key, String owner) {
-    return bounded(scripts.<Long>eval(redisKey(key), RScript.Mode.READ_WRITE, RELEASE,
-            RScript.ReturnType.LONG, List.of(redisKey(key)), owner, channel, key))
+    return bounded(this.<Long>eval(redisKey(key), RELEASE, RScript.ReturnType.LONG, owner, channel, key))
         .map(released -> released == 1L);
   }
 
   /**
-   * Waiters of one key in this process share one registration. The first registers before looking at the record
-   * (one round trip), so that a completion between the waiters' last claim and this call is never missed; the ones
+   * Waiters of one key in this process share one registration. The first registers here and then marks the record as
+   * awaited while reading its state (one round trip), so that a completion between the waiters' last claim and this
+   * call is never missed: it either came before the mark (the state says so) or publishes because of it. The ones
    * that join while it is registered are woken with it, at no cost in round trips.
    */
   @Override
@@ -251,9 +285,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
         return Sinks.empty();
       });
       if (first[0]) {
-        bounded(scripts.<String>eval(redisKey(key), RScript.Mode.READ_WRITE,
-                "return redis.call('HGET', KEYS[1], 'state') or ''", RScript.ReturnType.VALUE,
-                List.of(redisKey(key))))
+        bounded(this.<String>eval(redisKey(key), WAIT, RScript.ReturnType.VALUE))
             .subscribe(state -> {
               if (!"F".equals(state)) {
                 signal(key);
@@ -271,16 +303,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     }
   }
 
-  /** Bounds an operation by the deadline in force and by {@code operationTimeout}, whichever comes first. */
+  /**
+   * Bounds an operation by the deadline in force and by {@code operationTimeout}, whichever comes first; with no timer
+   * of its own when the caller (such as {@code idempotentBy}) already bounds the call by no more than that.
+   */
   private <T> Mono<T> bounded(Mono<T> operation) {
     return Mono.deferContextual(ctx -> {
       Deadline deadline = Deadline.from(ctx).orElse(null);
-      if (deadline == null) {
-        return StoreCallBound.within(operation, operationTimeout, Schedulers.parallel());
+      Duration limit = operationTimeout;
+      if (deadline != null) {
+        Duration remaining = deadline.remaining();
+        limit = remaining.compareTo(operationTimeout) < 0 ? remaining : operationTimeout;
       }
-      Duration remaining = deadline.remaining();
-      return StoreCallBound.within(operation, remaining.compareTo(operationTimeout) < 0 ? remaining : operationTimeout,
-          deadline.scheduler());
+      Object callersBound = ctx.getOrDefault(ContextKeys.STORE_CALL_BOUND, null);
+      if (callersBound instanceof Duration bound && bound.compareTo(limit) <= 0) {
+        return operation;     // the caller's timer, armed before this call was subscribed, fires no later
+      }
+      return StoreCallBound.within(operation, limit, deadline == null ? Schedulers.parallel() : deadline.scheduler());
     });
   }
 

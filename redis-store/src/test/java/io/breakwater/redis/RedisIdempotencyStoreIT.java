@@ -192,6 +192,55 @@ class RedisIdempotencyStoreIT {
     assertThat(executions).hasValue(1);
   }
 
+  /**
+   * A completion or release announces itself on the channel only when some process registered a waiter for the key:
+   * a miss that no duplicate waits for costs no PUBLISH, and no message to every store that subscribes.
+   */
+  @Test
+  void aCompletionPublishesOnlyWhenSomeProcessWaitsForTheKey() {
+    long before = publishes();
+    store.claim("alone", "fp", "owner-1", Duration.ofSeconds(30)).block();
+    assertThat(store.complete("alone", "owner-1", Outcome.success("1"), Duration.ofHours(1)).block()).isTrue();
+    store.claim("released", "fp", "owner-1", Duration.ofSeconds(30)).block();
+    assertThat(store.release("released", "owner-1").block()).isTrue();
+    assertThat(publishes() - before).as("PUBLISHes with no one waiting").isZero();
+
+    // a waiter in another process (its own client and store) is told of the completion by the channel
+    RedisIdempotencyStore other = RedisIdempotencyStore.create(clients.standalone(redis.address()));
+    try {
+      for (String key : new String[] {"awaited", "awaited-release"}) {
+        store.claim(key, "fp", "owner-1", Duration.ofSeconds(30)).block();
+        AtomicInteger woken = new AtomicInteger();
+        other.changed(key).subscribe(null, null, woken::incrementAndGet);
+        awaitRegistration(key);
+        assertThat(woken).as("nothing changed yet").hasValue(0);
+        long published = publishes();
+        assertThat(key.equals("awaited")
+            ? store.complete(key, "owner-1", Outcome.success("1"), Duration.ofHours(1)).block()
+            : store.release(key, "owner-1").block()).isTrue();
+        assertThat(publishes() - published).as("PUBLISHes for " + key).isEqualTo(1);
+        for (int i = 0; i < 100 && woken.get() == 0; i++) {
+          LockSupport.parkNanos(50_000_000L);
+        }
+        assertThat(woken).as("the waiter of " + key + " in the other process").hasValue(1);
+      }
+    } finally {
+      other.close();
+    }
+  }
+
+  /** The waiter's registration (a script) has reached Redis: the record names that someone waits. */
+  private void awaitRegistration(String key) {
+    for (int i = 0; i < 100 && !redis.command("HEXISTS", "bw:idem:{" + key + "}", "w").contains("1"); i++) {
+      LockSupport.parkNanos(20_000_000L);
+    }
+  }
+
+  private long publishes() {
+    Matcher m = Pattern.compile("cmdstat_publish:calls=(\\d+)").matcher(redis.command("INFO", "commandstats"));
+    return m.find() ? Long.parseLong(m.group(1)) : 0L;
+  }
+
   @Test
   void pausedRedisNeverHoldsACallPastItsDeadlineAndWritesFailClosed() {
     IdempotencyPolicy policy = IdempotencyPolicy.builder(

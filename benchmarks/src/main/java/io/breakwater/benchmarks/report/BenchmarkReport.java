@@ -407,10 +407,18 @@ public final class BenchmarkReport {
     } else {
       md.append("`io.breakwater.benchmarks.redis.RedisThroughput 32 50000`, in the same run: a `redis-server` on "
           + "loopback, `redis-benchmark -t set -c 32`, then idempotent calls through one Redisson client at the same "
-          + "concurrency (a miss claims and completes a new key: 2 round trips; a hit finds it done: 1). The table's "
-          + "heading says where the clients and `redis-server` ran (pinned to separate cores, or sharing both); see "
-          + "[redis.md](redis.md#throughput-p6).\n\n");
-      md.append("<!-- figures: redis key=1 -->\n").append(redisTable).append('\n');
+          + "concurrency (a miss claims and completes a new key: 2 round trips; a hit finds it done: 1), after a "
+          + "warm-up that lasts until the JIT is done. The table's heading says where the clients and `redis-server` "
+          + "ran (pinned to separate cores, or sharing both); see [redis.md](redis.md#throughput-p6).\n\n");
+      int cost = redisTable.indexOf("| per operation");
+      md.append("<!-- figures: redis key=1 -->\n").append((cost < 0 ? redisTable : redisTable.substring(0, cost)).strip())
+          .append('\n');
+      if (cost >= 0) {
+        md.append("\nWhat each operation cost, figures that do not depend on how busy the machine was (CPU time, "
+            + "context switches and allocation over the run, divided by its operations; commands from "
+            + "`INFO commandstats`, a script's own commands counted beside its `EVALSHA`):\n\n")
+            .append("<!-- figures: redis-cost key=1 -->\n").append(redisTable.substring(cost).strip()).append('\n');
+      }
     }
 
     md.append("\n## Heap per stream (P8)\n\n");
