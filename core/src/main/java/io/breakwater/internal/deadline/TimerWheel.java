@@ -283,17 +283,10 @@ public final class TimerWheel {
     }
 
     /**
-     * Unlinks {@code timer}, which is being filed again elsewhere, if it is still filed here. Returns the slot's task,
-     * to dispose once the caller has released its locks, when the slot is left empty.
+     * Unlinks {@code timer}, which is being filed again elsewhere, if it is still filed here; the caller holds the
+     * wheel's lock. Returns the slot's task, to dispose once the caller has released its locks, when the slot is left
+     * empty.
      */
-    @Nullable
-    Disposable unfile(Timer timer) {
-      synchronized (lock) {
-        return unfileLocked(timer);
-      }
-    }
-
-    /** {@link #unfile}, for a caller that holds the wheel's lock already. */
     @Nullable
     Disposable unfileLocked(Timer timer) {
       if (timer.slot != this) {
@@ -317,7 +310,7 @@ public final class TimerWheel {
      * The kept task fires nothing at its instant (nothing is due), and is gone from the scheduler from then on. While
      * the slot is empty it forgets the task's {@link Disposable}, so that an idle wheel holds nothing of the
      * scheduler. A slot left empty by a timer that is not near returns its task, to dispose once the caller has
-     * released its locks, as {@link #unfile} does.
+     * released its locks, as {@link #unfileLocked} does.
      */
     @Nullable
     Disposable cancel(Timer timer, boolean near) {
