@@ -166,11 +166,11 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     boolean granted;
     synchronized (this) {
       asking = false;
+      asked.permitId = id;   // before the grant: a caller leaving right after it gives this permit back
       granted = asked.grant();
       if (granted) {
         queue.remove(asked);
         queued = queue.size();
-        asked.permitId = id;
         inFlight++;
       }
     }

@@ -232,12 +232,10 @@ public final class SharedRateLimit extends RateEngine {
       last = taken;
       lastAt = now();
       if (taken.taken()) {
+        head.admitted = taken;   // before the grant: a caller leaving right after it settles these marks
         granted = head.grant();
         queue.take(head.node);
         queued = queue.size();
-        if (granted) {
-          head.admitted = taken;
-        }
       } else if (!taken.tooHeavy() && taken.waitNanos() != Long.MAX_VALUE && !queue.isEmpty() && poll == null) {
         poll = scheduler().schedule(() -> {
           synchronized (this) {

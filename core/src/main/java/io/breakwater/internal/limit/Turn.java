@@ -75,7 +75,11 @@ abstract class Turn {
     }
   }
 
-  /** Moves a waiting turn to {@code GRANTED}; the caller then calls {@link #deliver()} outside its lock. */
+  /**
+   * Moves a waiting turn to {@code GRANTED}; the caller then calls {@link #deliver()} outside its lock. Whatever
+   * {@link #returnGrant()} needs (the permit's id, the store's marks) must be set <em>before</em> this: the caller
+   * may leave the moment it succeeds, on another thread, and give the grant back at once.
+   */
   final boolean grant() {
     return STATE.compareAndSet(this, WAITING, GRANTED);
   }
