@@ -104,27 +104,10 @@ public final class TimerWheel {
   }
 
   /**
-   * Files {@code timer}, which must not be filed, for the instant {@code at} on {@code scheduler}'s clock, in the
-   * calling thread's wheel for that scheduler.
-   *
-   * @throws RejectedExecutionException if the scheduler refuses the slot's task (it is being disposed)
-   */
-  public static void arm(Scheduler scheduler, Timer timer, long at) {
-    Start start = of(scheduler).slot(at).file(timer, at);
-    // The filing is written with release semantics (a deadline reads it under the wheel's lock only); a caller of
-    // arm() then reads its own state, and whoever changes that state calls cancel(), which reads the filing unlocked:
-    // the fence orders the two as a volatile write would.
-    VarHandle.fullFence();
-    if (start != null) {
-      start.run(scheduler);
-    }
-  }
-
-  /**
    * Files {@code timer}, which must not be filed, for the instant {@code at} in this wheel, whose scheduler is
-   * {@code scheduler}. Unlike {@link #arm}, it orders itself with {@link #release} by this wheel's lock alone: a caller
-   * that files here, then reads its own state, and whose state changes are followed by {@link #release}, needs no
-   * fence, since either the release sees the filing or the filer sees the change. Call it holding no lock.
+   * {@code scheduler}. It orders itself with {@link #release} by this wheel's lock alone: a caller that files here,
+   * then reads its own state, and whose state changes are followed by {@link #release}, needs no fence, since either
+   * the release sees the filing or the filer sees the change. Call it holding no lock.
    *
    * @throws RejectedExecutionException if the scheduler refuses the slot's task (it is being disposed)
    */
@@ -139,42 +122,22 @@ public final class TimerWheel {
   }
 
   /**
-   * Unfiles {@code timer} if it is filed in this wheel, from any thread, under this wheel's lock; otherwise as
-   * {@link #cancel}. See {@link #cancel} for {@code near}. Call it holding no lock a scheduler task may take.
+   * Unfiles {@code timer}, which only this wheel files, if it is filed, from any thread, under this wheel's lock. If
+   * that leaves its slot empty, the slot keeps its task for the timers filed next when the timer was armed for at
+   * most {@link #KEEP_HORIZON} ahead ({@code near}), and disposes it at once otherwise (see
+   * {@link Slot#cancelLocked}). A timer being fired may still fire: it must check for itself that it is still wanted.
+   * Call it holding no lock a scheduler task may take.
    */
   public void release(Timer timer, boolean near) {
     Disposable stale = null;
-    boolean elsewhere = false;
     synchronized (this) {
       Slot filedIn = timer.slot;
       if (filedIn != null) {
-        if (filedIn.lock == this) {
-          stale = filedIn.cancelLocked(timer, near);
-        } else {
-          elsewhere = true;
-        }
+        stale = filedIn.cancelLocked(timer, near);
       }
     }
-    if (elsewhere) {
-      cancel(timer, near);
-    } else if (stale != null) {
+    if (stale != null) {
       stale.dispose();
-    }
-  }
-
-  /**
-   * Unfiles {@code timer} if it is filed, from any thread. If that leaves its slot empty, the slot keeps its task for
-   * the timers filed next when the timer was armed for at most {@link #KEEP_HORIZON} ahead ({@code near}), and
-   * disposes it at once otherwise (see {@link Slot#cancel}). A timer being fired, or filed concurrently, may still
-   * fire: it must check for itself that it is still wanted. Call it holding no lock a scheduler task may take.
-   */
-  public static void cancel(Timer timer, boolean near) {
-    Slot filedIn = timer.slot;
-    if (filedIn != null) {
-      Disposable stale = filedIn.cancel(timer, near);
-      if (stale != null) {
-        stale.dispose();
-      }
     }
   }
 
@@ -252,17 +215,9 @@ public final class TimerWheel {
     }
 
     /**
-     * Files {@code timer} (not filed anywhere) for {@code at}. Returns the task to start once the caller has released
-     * its locks, or {@code null} when the slot's task already runs early enough.
+     * Files {@code timer} (not filed anywhere) for {@code at}; the caller holds the wheel's lock. Returns the task to
+     * start once the caller has released its locks, or {@code null} when the slot's task already runs early enough.
      */
-    @Nullable
-    Start file(Timer timer, long at) {
-      synchronized (lock) {
-        return fileLocked(timer, at);
-      }
-    }
-
-    /** {@link #file}, for a caller that holds the wheel's lock already. */
     @Nullable
     Start fileLocked(Timer timer, long at) {
       timer.at = at;
@@ -274,7 +229,7 @@ public final class TimerWheel {
         tail.next = timer;
       }
       tail = timer;
-      TIMER_SLOT.setRelease(timer, this);   // read under the lock, or by cancel(), which re-reads it under it
+      TIMER_SLOT.setRelease(timer, this);   // read under the lock, or by release(), which re-reads it under it
       if (at < taskAt) {
         taskAt = at;
         return new Start(this, ++generation, at);
@@ -304,22 +259,14 @@ public final class TimerWheel {
     }
 
     /**
-     * Unlinks {@code timer}, which is over (its call ended or was cancelled), if it is still filed here. A slot left
-     * empty by a {@code near} timer keeps its task: the next timer filed here for an instant no earlier than that
-     * task's rides on it, so that arming and cancelling one call after another costs no scheduling and no disposal.
-     * The kept task fires nothing at its instant (nothing is due), and is gone from the scheduler from then on. While
-     * the slot is empty it forgets the task's {@link Disposable}, so that an idle wheel holds nothing of the
-     * scheduler. A slot left empty by a timer that is not near returns its task, to dispose once the caller has
-     * released its locks, as {@link #unfileLocked} does.
+     * Unlinks {@code timer}, which is over (its call ended or was cancelled), if it is still filed here; the caller
+     * holds the wheel's lock. A slot left empty by a {@code near} timer keeps its task: the next timer filed here for
+     * an instant no earlier than that task's rides on it, so that arming and cancelling one call after another costs
+     * no scheduling and no disposal. The kept task fires nothing at its instant (nothing is due), and is gone from the
+     * scheduler from then on. While the slot is empty it forgets the task's {@link Disposable}, so that an idle wheel
+     * holds nothing of the scheduler. A slot left empty by a timer that is not near returns its task, to dispose once
+     * the caller has released its locks, as {@link #unfileLocked} does.
      */
-    @Nullable
-    Disposable cancel(Timer timer, boolean near) {
-      synchronized (lock) {
-        return cancelLocked(timer, near);
-      }
-    }
-
-    /** {@link #cancel}, for a caller that holds the wheel's lock already. */
     @Nullable
     Disposable cancelLocked(Timer timer, boolean near) {
       if (timer.slot != this) {

@@ -60,10 +60,10 @@ class TimerWheelTest {
     Fires cancelled = new Fires(() -> firedAt.add(-1L));
     Fires kept = new Fires(() -> firedAt.add(clock.now(TimeUnit.NANOSECONDS)));
 
-    TimerWheel.arm(clock, cancelled, first);
-    TimerWheel.cancel(cancelled, true);
+    TimerWheel.of(clock).file(cancelled, first, clock);
+    TimerWheel.of(clock).release(cancelled, true);
     assertThat(clock.pendingTasks()).as("the emptied slot keeps its task").isEqualTo(1);
-    TimerWheel.arm(clock, kept, second);
+    TimerWheel.of(clock).file(kept, second, clock);
     assertThat(clock.scheduledTasks()).as("the next timer rides on the kept task").isEqualTo(1);
 
     virtual.advanceTimeBy(Duration.ofNanos(first - start));
@@ -86,9 +86,9 @@ class TimerWheelTest {
     for (int i = 0; i < 100; i++) {
       Fires t = new Fires(fired::incrementAndGet);
       timers.add(t);
-      TimerWheel.arm(clock, t, at + i);
+      TimerWheel.of(clock).file(t, at + i, clock);
     }
-    timers.forEach(t -> TimerWheel.cancel(t, true));
+    timers.forEach(t -> TimerWheel.of(clock).release(t, true));
     assertThat(clock.pendingTasks()).isEqualTo(1);
 
     virtual.advanceTimeBy(Duration.ofNanos(TimeUnit.SECONDS.toNanos(2) - 1));
@@ -104,9 +104,9 @@ class TimerWheelTest {
     VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
     TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
     Fires far = new Fires(() -> { });
-    TimerWheel.arm(clock, far, clock.now(TimeUnit.NANOSECONDS) + TimerWheel.KEEP_HORIZON + 1);
+    TimerWheel.of(clock).file(far, clock.now(TimeUnit.NANOSECONDS) + TimerWheel.KEEP_HORIZON + 1, clock);
     assertThat(clock.pendingTasks()).isEqualTo(1);
-    TimerWheel.cancel(far, false);
+    TimerWheel.of(clock).release(far, false);
     assertThat(clock.pendingTasks()).isZero();
   }
 
@@ -123,9 +123,9 @@ class TimerWheelTest {
         Fires t = new Fires(count::incrementAndGet);
         // instants within 0.2 ms: cancellations race slot tasks that are running, kept, or filed again
         long at = clock.now(TimeUnit.NANOSECONDS) + ThreadLocalRandom.current().nextLong(200_000);
-        TimerWheel.arm(clock, t, at);
+        TimerWheel.of(clock).file(t, at, clock);
         if (i % 2 == 0) {
-          TimerWheel.cancel(t, true);
+          TimerWheel.of(clock).release(t, true);
         }
       }
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -174,10 +174,7 @@ class TimerWheelTest {
         throw new IllegalStateException("a handler that throws");
       }), new Fires(fired::countDown));
       for (TimerWheel.Timer timer : timers) {
-        TimerWheel.Start start = wheel.slot(at).file(timer, at);
-        if (start != null) {
-          start.run(single);
-        }
+        wheel.file(timer, at, single);
       }
       assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
     } finally {
