@@ -1,10 +1,17 @@
 package io.breakwater.redis;
 
+import static io.breakwater.internal.redis.IdempotencyScripts.CLAIM;
+import static io.breakwater.internal.redis.IdempotencyScripts.COMPLETE;
+import static io.breakwater.internal.redis.IdempotencyScripts.RELEASE;
+import static io.breakwater.internal.redis.IdempotencyScripts.RENEW;
+import static io.breakwater.internal.redis.IdempotencyScripts.WAIT;
+
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.StoreCallBound;
+import io.breakwater.internal.redis.LuaScript;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -62,77 +69,6 @@ import reactor.util.Loggers;
 public final class RedisIdempotencyStore implements IdempotencyStore, AutoCloseable {
 
   private static final Logger LOG = Loggers.getLogger(RedisIdempotencyStore.class);
-
-  static final String CLAIM = """
-      if redis.replicate_commands then redis.replicate_commands() end
-      local t = redis.call('TIME')
-      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-      local lease = tonumber(ARGV[3])
-      local r = redis.call('HMGET', KEYS[1], 'fp', 'owner', 'state', 'exp', 'r', 'k', 'm')
-      if not r[1] then
-        redis.call('HSET', KEYS[1], 'fp', ARGV[1], 'owner', ARGV[2], 'state', 'F', 'exp', tostring(now + lease))
-        redis.call('PEXPIRE', KEYS[1], 2 * lease)
-        return {'A', '0'}
-      end
-      if r[1] ~= ARGV[1] then return {'M', r[1]} end
-      if r[3] == 'D' then return {'D', r[5] or '', r[6] or '', r[7] or ''} end
-      if r[2] == ARGV[2] then return {'A', '0'} end
-      local exp = tonumber(r[4])
-      if exp <= now then
-        redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'exp', tostring(now + lease))
-        redis.call('PEXPIRE', KEYS[1], 2 * lease)
-        return {'A', '1'}
-      end
-      return {'B', tostring(exp - now)}
-      """;
-
-  static final String COMPLETE = """
-      local r = redis.call('HMGET', KEYS[1], 'owner', 'state', 'w')
-      if r[1] == ARGV[1] and r[2] == 'F' then
-        redis.call('HSET', KEYS[1], 'state', 'D', 'r', ARGV[2], 'k', ARGV[3], 'm', ARGV[4])
-        redis.call('HDEL', KEYS[1], 'exp', 'w')
-        redis.call('PEXPIRE', KEYS[1], ARGV[5])
-        if r[3] then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
-        return 1
-      end
-      if r[1] == ARGV[1] and r[2] == 'D' then return 1 end
-      return 0
-      """;
-
-  static final String RENEW = """
-      if redis.replicate_commands then redis.replicate_commands() end
-      local r = redis.call('HMGET', KEYS[1], 'owner', 'state')
-      if r[1] == ARGV[1] and r[2] == 'F' then
-        local t = redis.call('TIME')
-        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-        local lease = tonumber(ARGV[2])
-        redis.call('HSET', KEYS[1], 'exp', tostring(now + lease))
-        redis.call('PEXPIRE', KEYS[1], 2 * lease)
-        return 1
-      end
-      return 0
-      """;
-
-  static final String RELEASE = """
-      local r = redis.call('HMGET', KEYS[1], 'owner', 'state', 'w')
-      if r[1] == ARGV[1] and r[2] == 'F' then
-        redis.call('DEL', KEYS[1])
-        if r[3] then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
-        return 1
-      end
-      return 0
-      """;
-
-  /**
-   * A process starts waiting for a key: a record in flight is marked ({@code w}), so that its completion or release
-   * publishes; the record's state is returned. One script, so a completion lands either before it (the state says
-   * so) or after it (and publishes).
-   */
-  static final String WAIT = """
-      local s = redis.call('HGET', KEYS[1], 'state')
-      if s == 'F' then redis.call('HSET', KEYS[1], 'w', '1') end
-      return s or ''
-      """;
 
   private final RedissonReactiveClient redisson;
   private final RScriptReactive scripts;
@@ -207,12 +143,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * command in a {@code Flux.create} with a queue of its own, which a profile of Redis hits found among the client's
    * largest costs per call. Cancelling the returned Mono cancels the command's future, as the reactive API does.
    */
-  private <R> Mono<R> eval(String redisKey, String script, RScript.ReturnType type, Object... args) {
+  private <R> Mono<R> eval(String redisKey, LuaScript script, RScript.ReturnType type, Object... args) {
     RScript direct = asyncScripts;
     if (direct == null) {
-      return scripts.eval(redisKey, RScript.Mode.READ_WRITE, script, type, List.of(redisKey), args);
+      return scripts.eval(redisKey, RScript.Mode.READ_WRITE, script.text(), type, List.of(redisKey), args);
     }
-    return Mono.fromCompletionStage(() -> direct.<R>evalAsync(redisKey, RScript.Mode.READ_WRITE, script, type,
+    return Mono.fromCompletionStage(() -> direct.<R>evalAsync(redisKey, RScript.Mode.READ_WRITE, script.text(), type,
         List.of(redisKey), args));
   }
 
@@ -221,14 +157,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * {@code WAITAOF}), failing with {@link NotReplicatedException} when fewer replicas than asked acknowledged it.
    */
   @SuppressWarnings("unchecked")
-  private <R> Mono<R> durable(String redisKey, String script, RScript.ReturnType type, Object... args) {
+  private <R> Mono<R> durable(String redisKey, LuaScript script, RScript.ReturnType type, Object... args) {
     if (durability == null) {
       return eval(redisKey, script, type, args);
     }
     return Mono.defer(() -> {
       RBatchReactive batch = redisson.createBatch(durability);
       // subscribing queues the script in the batch; its reply comes back with the batch's result
-      batch.getScript(StringCodec.INSTANCE).eval(redisKey, RScript.Mode.READ_WRITE, script, type,
+      batch.getScript(StringCodec.INSTANCE).eval(redisKey, RScript.Mode.READ_WRITE, script.text(), type,
           List.of(redisKey), args).subscribe(null, error -> { });
       return batch.execute().flatMap(result -> result.getSyncedSlaves() < replicasToWaitFor
           ? Mono.error(new NotReplicatedException(result.getSyncedSlaves(), replicasToWaitFor))

@@ -4,6 +4,7 @@ import static io.breakwater.Breakwater.idempotentBy;
 
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyPolicy;
+import io.breakwater.internal.redis.IdempotencyScripts;
 import io.breakwater.redis.RedisIdempotencyStore;
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
@@ -22,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -29,7 +31,10 @@ import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
+import org.redisson.api.RBucket;
+import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -111,6 +116,18 @@ public final class RedisThroughput {
             + "the last round's CPU%n%n", rounds, warmUp, warmUp, compiling * 100);
         Cost miss = run(policy, concurrency, calls, "miss", redis, port, "miss");  // new keys: claim + complete
         Cost hit = run(policy, concurrency, calls, "miss", redis, port, "hit");    // the same keys: claim answers Done
+        // The ceiling: what the same Redisson client, settings and concurrency allow without Breakwater, each warmed
+        // up by one unmeasured run. A GET of one existing key, adapted as the store adapts its calls ...
+        RBucket<String> bucket = client.getBucket("bench:get", StringCodec.INSTANCE);
+        bucket.set("v");
+        IntFunction<Mono<?>> get = i -> Mono.fromCompletionStage(bucket::getAsync);
+        measure(concurrency, warmUp, get, redis, port, null);
+        Cost bareGet = measure(concurrency, calls, get, redis, port, "get");
+        // ... and what a hit sends: EVALSHA of the store's claim script on each completed record of the hit run, its
+        // arguments made before the run
+        IntFunction<Mono<?>> claimDone = claimsOfDoneRecords(client, policy, calls, "miss");
+        measure(concurrency, warmUp, claimDone, redis, port, null);
+        Cost bareClaim = measure(concurrency, calls, claimDone, redis, port, "evalsha");
         System.out.printf(Locale.ROOT, "| measure (concurrency %d, %d calls%s) | ops/s | ratio to SET |%n",
             concurrency, calls, pinned ? ", clients on CPU 0, redis-server on CPU 1" : ", not pinned");
         System.out.println("|---|---|---|");
@@ -119,6 +136,10 @@ public final class RedisThroughput {
             hit.opsPerSecond() / setOps);
         System.out.printf(Locale.ROOT, "| idempotentBy miss (2 round trips) | %.0f | %.2f |%n", miss.opsPerSecond(),
             miss.opsPerSecond() / setOps);
+        System.out.printf(Locale.ROOT, "| Redisson GET alone (1 round trip) | %.0f | %.2f |%n", bareGet.opsPerSecond(),
+            bareGet.opsPerSecond() / setOps);
+        System.out.printf(Locale.ROOT, "| Redisson EVALSHA of the claim script, done record, alone (1 round trip) | %.0f "
+            + "| %.2f |%n", bareClaim.opsPerSecond(), bareClaim.opsPerSecond() / setOps);
         System.out.println();
         System.out.println("| per operation (load-independent) | client CPU µs (of it system) | redis-server CPU µs | context "
             + "switches (voluntary / involuntary) | client allocation B | Redis commands |");
@@ -126,9 +147,12 @@ public final class RedisThroughput {
         System.out.println(setCost.row("redis-benchmark SET"));
         System.out.println(hit.row("idempotentBy hit"));
         System.out.println(miss.row("idempotentBy miss"));
+        System.out.println(bareGet.row("Redisson GET alone"));
+        System.out.println(bareClaim.row("Redisson EVALSHA of the claim script, done record, alone"));
         System.out.println();
         System.out.println("Client CPU µs per operation by thread (user + system): hit: " + hit.cpuByThread()
-            + "; miss: " + miss.cpuByThread());
+            + "; miss: " + miss.cpuByThread() + "; Redisson GET alone: " + bareGet.cpuByThread()
+            + "; Redisson EVALSHA alone: " + bareClaim.cpuByThread());
       } finally {
         client.shutdown();
       }
@@ -138,14 +162,21 @@ public final class RedisThroughput {
     }
   }
 
-  /**
-   * Runs {@code calls} idempotent calls on keys {@code prefix-i}, measuring this JVM's CPU time, context switches and
-   * allocation, and the server's CPU time and commands, over the run; with {@code -Dbreakwater.redis.jfr=<dir>}, a
-   * named run ({@code profile} not null) is also recorded by JFR (the JDK's "profile" settings) to
-   * {@code <dir>/<profile>.jfr}.
-   */
+  /** Runs {@code calls} idempotent calls on keys {@code prefix-i}; see {@link #measure}. */
   private static Cost run(IdempotencyPolicy policy, int concurrency, int calls, String prefix, Process redis, int port,
       @Nullable String profile) throws IOException, InterruptedException, ParseException {
+    return measure(concurrency, calls, i -> Mono.just(i).transformDeferred(idempotentBy(
+        IdempotencyKey.explicit("bench", prefix + "-" + i, i), policy, Integer.class)), redis, port, profile);
+  }
+
+  /**
+   * Runs {@code operation(i)} for i below {@code calls}, {@code concurrency} at a time, measuring this JVM's CPU time,
+   * context switches and allocation, and the server's CPU time and commands, over the run; with
+   * {@code -Dbreakwater.redis.jfr=<dir>}, a named run ({@code profile} not null) is also recorded by JFR (the JDK's
+   * "profile" settings) to {@code <dir>/<profile>.jfr}.
+   */
+  private static Cost measure(int concurrency, int calls, IntFunction<? extends Mono<?>> operation, Process redis,
+      int port, @Nullable String profile) throws IOException, InterruptedException, ParseException {
     String jfrDir = System.getProperty("breakwater.redis.jfr");
     Recording recording = null;
     if (profile != null && jfrDir != null) {
@@ -158,10 +189,7 @@ public final class RedisThroughput {
     Map<String, long[]> threads = threadStats();
     long allocated = THREADS.getTotalThreadAllocatedBytes();
     long start = System.nanoTime();
-    Flux.range(0, calls)
-        .flatMap(i -> Mono.just(i).transformDeferred(idempotentBy(
-            IdempotencyKey.explicit("bench", prefix + "-" + i, i), policy, Integer.class)), concurrency)
-        .blockLast(Duration.ofMinutes(5));
+    Flux.range(0, calls).flatMap(operation::apply, concurrency).blockLast(Duration.ofMinutes(5));
     double ops = calls / ((System.nanoTime() - start) / 1e9);
     long cpuAfter = OS.getProcessCpuTime();
     long allocatedAfter = THREADS.getTotalThreadAllocatedBytes();
@@ -176,6 +204,32 @@ public final class RedisThroughput {
       recording.close();
     }
     return cost;
+  }
+
+  /**
+   * EVALSHA of the store's claim script, through Redisson's asynchronous API, for the records of the keys
+   * {@code prefix-i} (completed by a run before): the same key, keyed fingerprint, owner token and lease as a hit of
+   * {@code idempotentBy} sends, made here before the run, so the run costs Redisson's work alone.
+   */
+  private static IntFunction<Mono<?>> claimsOfDoneRecords(RedissonClient client, IdempotencyPolicy policy, int calls,
+      String prefix) {
+    RScript scripts = client.getScript(StringCodec.INSTANCE);
+    scripts.scriptLoad(IdempotencyScripts.CLAIM.text());
+    String[] keys = new String[calls];
+    String[] fingerprints = new String[calls];
+    for (int i = 0; i < calls; i++) {
+      IdempotencyKey key = IdempotencyKey.explicit("bench", prefix + "-" + i, i);
+      keys[i] = "bw:idem:{" + policy.storeKey(key) + "}";      // the store's default prefix
+      fingerprints[i] = policy.storeFingerprint(key);
+    }
+    String owner = "0123456789abcdef0123456789abcdef";
+    String lease = Long.toString(policy.lease().toMillis());
+    String sha = IdempotencyScripts.CLAIM.sha();
+    return i -> {
+      int record = i % calls;     // a warm-up run may be longer than the measured ones
+      return Mono.fromCompletionStage(() -> scripts.evalShaAsync(keys[record], RScript.Mode.READ_WRITE, sha,
+          RScript.ReturnType.LIST, List.of(keys[record]), fingerprints[record], owner, lease));
+    };
   }
 
   private static final OperatingSystemMXBean OS =
