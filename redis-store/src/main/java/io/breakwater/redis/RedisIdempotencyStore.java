@@ -138,18 +138,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   }
 
   /**
-   * Runs a script on one record, in read-write mode (on the master). Through Redisson's asynchronous API when the
-   * client is Redisson's own: its reactive API reaches the same call through a reflective proxy and wraps each
-   * command in a {@code Flux.create} with a queue of its own, which a profile of Redis hits found among the client's
-   * largest costs per call. Cancelling the returned Mono cancels the command's future, as the reactive API does.
+   * Runs a script on one record, in read-write mode (on the master). Through Redisson's asynchronous API with
+   * {@code EVALSHA} of the script's precomputed SHA-1 when the client is Redisson's own ({@link LuaScript#run}): its
+   * reactive API reaches the same call through a reflective proxy and wraps each command in a {@code Flux.create} with
+   * a queue of its own, and its {@code evalAsync} hashes, cuts and copies per call, which profiles of Redis hits found
+   * among the client's largest costs per call. Cancelling the returned Mono cancels the command's future, as the
+   * reactive API does.
    */
   private <R> Mono<R> eval(String redisKey, LuaScript script, RScript.ReturnType type, Object... args) {
     RScript direct = asyncScripts;
     if (direct == null) {
       return scripts.eval(redisKey, RScript.Mode.READ_WRITE, script.text(), type, List.of(redisKey), args);
     }
-    return Mono.fromCompletionStage(() -> direct.<R>evalAsync(redisKey, RScript.Mode.READ_WRITE, script.text(), type,
-        List.of(redisKey), args));
+    return script.run(direct, redisKey, type, args);
   }
 
   /**

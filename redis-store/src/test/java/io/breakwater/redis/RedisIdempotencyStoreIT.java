@@ -62,6 +62,35 @@ class RedisIdempotencyStoreIT {
     assertThat(ttl).isBetween(Duration.ofMinutes(59).toMillis(), Duration.ofHours(1).toMillis());
   }
 
+  /**
+   * The store sends each script by its SHA-1 ({@code EVALSHA}). A server without it (restarted, failed over,
+   * {@code SCRIPT FLUSH}) answers {@code NOSCRIPT} and runs nothing, so the store loads it there and sends it again:
+   * every operation still answers, and each changes the record once.
+   */
+  @Test
+  void scriptsFlushedFromRedisAreLoadedAgainAndEachOperationRunsOnce() {
+    assertThat(redis.command("SCRIPT", "FLUSH")).isEqualTo("OK");
+    assertThat(store.claim("k", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
+    assertThat(redis.command("SCRIPT", "FLUSH")).isEqualTo("OK");
+    assertThat(store.renew("k", "owner-1", Duration.ofSeconds(30)).block()).isTrue();
+    assertThat(redis.command("SCRIPT", "FLUSH")).isEqualTo("OK");
+    assertThat(store.complete("k", "owner-1", Outcome.success("\"receipt\""), Duration.ofHours(1)).block()).isTrue();
+    assertThat(redis.command("SCRIPT", "FLUSH")).isEqualTo("OK");
+    assertThat(store.claim("k", "fp", "owner-2", Duration.ofSeconds(30)).block())
+        .isEqualTo(new Done(Outcome.success("\"receipt\"")));
+    assertThat(redis.command("SCRIPT", "FLUSH")).isEqualTo("OK");
+    assertThat(store.claim("free", "fp", "owner-1", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
+    assertThat(redis.command("SCRIPT", "FLUSH")).isEqualTo("OK");
+    assertThat(store.release("free", "owner-1").block()).isTrue();
+    assertThat(redis.command("EXISTS", "bw:idem:{free}")).isEqualTo("0");
+    Matcher evalsha = Pattern.compile("cmdstat_evalsha:calls=([0-9]+),.*,failed_calls=([0-9]+)")
+        .matcher(redis.command("INFO", "commandstats"));
+    assertThat(evalsha.find()).isTrue();
+    assertThat(Long.parseLong(evalsha.group(2))).as("EVALSHAs answered NOSCRIPT").isEqualTo(6);
+    assertThat(Long.parseLong(evalsha.group(1)) - Long.parseLong(evalsha.group(2)))
+        .as("scripts that ran: one per operation").isEqualTo(6);
+  }
+
   @Test
   void aCompletedKeyCostsAboutOneKibOfRedisMemory() {
     int keys = 2_000;

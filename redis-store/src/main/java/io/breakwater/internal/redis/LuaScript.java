@@ -4,9 +4,16 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
+import org.redisson.api.RScript;
+import org.redisson.client.RedisNoScriptException;
+import reactor.core.publisher.Mono;
 
 /**
- * A Lua script and its SHA-1, computed once.
+ * A Lua script and its SHA-1, computed once: run with {@code EVALSHA}, so neither its text nor Redisson's script-cache
+ * bookkeeping ({@code evalAsync} cuts the text for the command's name, copies the arguments and chains a second future
+ * on every call) travels with each call. A server that does not have the script ({@code NOSCRIPT}: restarted,
+ * failed over, {@code SCRIPT FLUSH}) ran nothing, so the script is loaded on the key's master and sent once more.
  *
  * @param text the script
  * @param sha its SHA-1, in lower-case hex, as Redis names it
@@ -21,5 +28,17 @@ public record LuaScript(String text, String sha) {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-1 is not available in this JVM", e);
     }
+  }
+
+  /**
+   * Runs the script on {@code key} alone, in read-write mode (on the master), through Redisson's asynchronous API.
+   * Cancelling the returned Mono cancels the command's future (or the load's).
+   */
+  public <R> Mono<R> run(RScript scripts, String key, RScript.ReturnType type, Object... args) {
+    List<Object> keys = List.of(key);
+    Mono<R> evalSha = Mono.fromCompletionStage(() -> scripts.<R>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, type,
+        keys, args));
+    return evalSha.onErrorResume(RedisNoScriptException.class,
+        noScript -> Mono.fromCompletionStage(() -> scripts.scriptLoadAsync(key, text)).then(evalSha));
   }
 }
