@@ -140,12 +140,22 @@ public final class IdempotencyKey {
 
   private static void checkName(String what, String name) {
     Objects.requireNonNull(name, what);
-    if (name.isBlank() || name.length() > MAX_NAME_LENGTH
-        || name.chars().anyMatch(c -> c <= ' ' || c == ':' || c == '{' || c == '}' || !printable((char) c))) {
+    if (name.isBlank() || name.length() > MAX_NAME_LENGTH || !plainName(name)) {
       throw new IdempotencyKeyException("Idempotency " + what + " (" + name.length() + " characters) is blank, "
           + "longer than " + MAX_NAME_LENGTH + " characters, or contains ':', a brace, white space or a character "
           + "that does not print: use a plain name such as 'orders.cancel'");
     }
+  }
+
+  /** No white space, colon, brace or character that does not print. */
+  private static boolean plainName(String name) {
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c <= ' ' || c == ':' || c == '{' || c == '}' || !printable(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void checkClientKey(String tool, String clientKey) {
@@ -259,8 +269,9 @@ public final class IdempotencyKey {
         throw new IdempotencyKeyException("Idempotency key for '" + tool + "' has no arguments: call args(..), or "
             + "use IdempotencyKey.explicit(tool, clientKey, payload)");
       }
-      CanonicalJson.Rules rules = new CanonicalJson.Rules(Set.copyOf(excluded), Map.copyOf(quantised),
-          Set.copyOf(unordered));
+      CanonicalJson.Rules rules = excluded.isEmpty() && quantised.isEmpty() && unordered.isEmpty()
+          ? CanonicalJson.Rules.NONE
+          : new CanonicalJson.Rules(Set.copyOf(excluded), Map.copyOf(quantised), Set.copyOf(unordered));
       String hash = CanonicalJson.sha256(CanonicalJson.write(args, rules));
       if (clientKey != null) {
         return new IdempotencyKey(namespace, tool, namespace + ":" + tool + ":key:" + clientKey, hash, true);

@@ -88,6 +88,10 @@ public final class CanonicalJson {
 
   /** The canonical JSON of {@code value} under {@code rules}. */
   public static String write(@Nullable Object value, Rules rules) {
+    String scalar = rules.quantisedMillis().isEmpty() ? scalar(value) : null;
+    if (scalar != null) {
+      return scalar;
+    }
     JsonNode tree;
     try {
       tree = value instanceof JsonNode node ? node : MAPPER.readTree(MAPPER.writeValueAsBytes(value));
@@ -103,6 +107,29 @@ public final class CanonicalJson {
     StringBuilder out = new StringBuilder(128);
     write(tree, "", "", rules, out, 0);
     return out.toString();
+  }
+
+  /**
+   * The canonical form of a string, a whole number of at most 64 bits, a boolean or null, written without Jackson's
+   * round trip (serialised and parsed again, as everything else is): the same text that round trip gives, at a
+   * fraction of its cost; {@code null} for anything else. An explicit key's payload is often one of these.
+   */
+  private static @Nullable String scalar(@Nullable Object value) {
+    if (value == null) {
+      return "null";
+    }
+    if (value instanceof String text) {
+      StringBuilder out = new StringBuilder(text.length() + 2);
+      string(text, out);
+      return out.toString();
+    }
+    if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+      return Long.toString(((Number) value).longValue());
+    }
+    if (value instanceof Boolean bool) {
+      return bool.toString();
+    }
+    return null;
   }
 
   private static IdempotencyKeyException tooDeep(@Nullable Throwable cause) {

@@ -39,6 +39,7 @@ import reactor.util.Loggers;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 import reactor.util.retry.Retry;
+import reactor.util.retry.RetryBackoffSpec;
 
 /**
  * {@code idempotentBy}: claim the key, then run the call as its owner, replay a stored outcome, or wait for the owner.
@@ -55,6 +56,9 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
   /** First and longest pause between attempts to store an outcome (jittered, doubling). */
   static final Duration COMPLETE_RETRY_FIRST = Duration.ofMillis(100);
   static final Duration COMPLETE_RETRY_CAP = Duration.ofSeconds(2);
+  /** The completion's retries, without the call's clock and lease, which each call adds to its copy. */
+  private static final RetryBackoffSpec COMPLETE_RETRIES = Retry.backoff(Long.MAX_VALUE, COMPLETE_RETRY_FIRST)
+      .maxBackoff(COMPLETE_RETRY_CAP);
 
   private static final int IDLE = 0;
   private static final int CLAIMING = 1;
@@ -151,15 +155,22 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     }
 
     /**
-     * Claims until the answer is not {@link Busy}. Waiting duplicates go round through {@code repeatWhenEmpty}, which
-     * resubscribes from a loop: the stack stays as deep after 100 000 polls as after one.
+     * Claims until the answer is not {@link Busy}. Only a call that found the key busy pays for the loop: waiting
+     * duplicates go round through {@code repeatWhenEmpty}, which resubscribes from a loop, so the stack stays as deep
+     * after 100 000 polls as after one; a hit or a miss (most calls) sends one claim without it.
      */
     Mono<T> run() {
-      return Mono.defer(this::claimOnce)
-          .onErrorResume(this::storeUnavailable)
-          .flatMap(claim -> claim instanceof Busy busy ? awaitChange(busy) : Mono.just(claim))
-          .repeatWhenEmpty(Integer.MAX_VALUE, repeats -> repeats)
+      return claim()
+          .flatMap(claim -> claim instanceof Busy busy
+              ? awaitChange(busy).switchIfEmpty(claim()
+                  .flatMap(again -> again instanceof Busy stillBusy ? awaitChange(stillBusy) : Mono.just(again))
+                  .repeatWhenEmpty(Integer.MAX_VALUE, repeats -> repeats))
+              : Mono.just(claim))
           .flatMap(this::onClaim);
+    }
+
+    private Mono<Claim> claim() {
+      return Mono.defer(this::claimOnce).onErrorResume(this::storeUnavailable);
     }
 
     /**
@@ -375,10 +386,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
             attempts[0]++;
             return StoreCallBound.within(store.complete(storeKey, owner, outcome, policy.ttl()), storeBound, clock);
           })
-          .retryWhen(Retry.backoff(Long.MAX_VALUE, COMPLETE_RETRY_FIRST)
-              .maxBackoff(COMPLETE_RETRY_CAP)
-              .scheduler(clock)
-              .filter(error -> lease.confirmedNanosLeft() > 0))
+          .retryWhen(COMPLETE_RETRIES.scheduler(clock).filter(error -> lease.confirmedNanosLeft() > 0))
           .contextWrite(withoutDeadline)
           .doFinally(signal -> {
             if (ended == null) {

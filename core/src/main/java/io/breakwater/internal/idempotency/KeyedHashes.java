@@ -19,7 +19,12 @@ public final class KeyedHashes {
   /** Hex digits of the tag shown in messages and logs: 32 bits, enough to tell keys apart in one incident. */
   private static final int TAG_HEX_DIGITS = 8;
 
+  private static final byte[] KEY = purpose("key");
+  private static final byte[] FINGERPRINT = purpose("fingerprint");
+  private static final byte[] TAG = purpose("tag");
+
   private final Mac prototype;
+  private final ThreadLocal<Mac> perThread = ThreadLocal.withInitial(this::cloneOfPrototype);
 
   public KeyedHashes(byte[] secret) {
     try {
@@ -32,28 +37,38 @@ public final class KeyedHashes {
 
   /** {@code namespace:tool:args:<hmac>} for a derived key, {@code namespace:tool:key:<hmac>} for a client's key. */
   public String storeKey(IdempotencyKey key) {
-    return key.namespace() + ":" + key.tool() + (key.isExplicit() ? ":key:" : ":args:") + hmac("key", key.value());
+    return key.namespace() + ":" + key.tool() + (key.isExplicit() ? ":key:" : ":args:") + hmac(KEY, key.value());
   }
 
   /** The keyed fingerprint of the key's payload. */
   public String storeFingerprint(IdempotencyKey key) {
-    return hmac("fingerprint", key.fingerprint());
+    return hmac(FINGERPRINT, key.fingerprint());
   }
 
   /** {@code namespace:tool:#<8 hex digits>}: tells keys apart in messages and logs, and gives nothing away. */
   public String tag(IdempotencyKey key) {
-    return key.namespace() + ":" + key.tool() + ":#" + hmac("tag", key.value()).substring(0, TAG_HEX_DIGITS);
+    return key.namespace() + ":" + key.tool() + ":#" + hmac(TAG, key.value()).substring(0, TAG_HEX_DIGITS);
   }
 
-  private String hmac(String purpose, String text) {
-    Mac mac;
+  /** The purpose's name and a zero byte, which every hash starts with, so that no purpose's hash serves another. */
+  private static byte[] purpose(String name) {
+    byte[] bytes = new byte[name.length() + 1];
+    System.arraycopy(name.getBytes(StandardCharsets.US_ASCII), 0, bytes, 0, name.length());
+    return bytes;
+  }
+
+  private String hmac(byte[] purpose, String text) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);   // before the Mac takes anything: nothing left half-fed
+    Mac mac = perThread.get();
+    mac.update(purpose);
+    return HEX.formatHex(mac.doFinal(bytes));
+  }
+
+  private Mac cloneOfPrototype() {
     try {
-      mac = (Mac) prototype.clone();
+      return (Mac) prototype.clone();
     } catch (CloneNotSupportedException e) {
       throw new IllegalStateException("HmacSHA256 of this JVM cannot be cloned", e);
     }
-    mac.update(purpose.getBytes(StandardCharsets.US_ASCII));
-    mac.update((byte) 0);
-    return HEX.formatHex(mac.doFinal(text.getBytes(StandardCharsets.UTF_8)));
   }
 }
