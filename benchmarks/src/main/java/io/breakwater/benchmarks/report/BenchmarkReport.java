@@ -408,8 +408,10 @@ public final class BenchmarkReport {
       md.append("`io.breakwater.benchmarks.redis.RedisThroughput 32 50000`, in the same run: a `redis-server` on "
           + "loopback, `redis-benchmark -t set -c 32`, then idempotent calls through one Redisson client at the same "
           + "concurrency (a miss claims and completes a new key: 2 round trips; a hit finds it done: 1), after a "
-          + "warm-up that lasts until the JIT is done. The table's heading says where the clients and `redis-server` "
-          + "ran (pinned to separate cores, or sharing both); see [redis.md](redis.md#throughput-p6).\n\n");
+          + "warm-up that lasts until the JIT is done, and as the ceiling the same client, settings and concurrency "
+          + "without Breakwater (a `GET`, and the `EVALSHA` a hit sends). The table's heading says where the clients "
+          + "and `redis-server` ran (pinned to separate cores, or sharing both); see "
+          + "[redis.md](redis.md#throughput-p6).\n\n");
       int cost = redisTable.indexOf("| per operation");
       md.append("<!-- figures: redis key=1 -->\n").append((cost < 0 ? redisTable : redisTable.substring(0, cost)).strip())
           .append('\n');
