@@ -142,8 +142,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * {@code EVALSHA} of the script's precomputed SHA-1 when the client is Redisson's own ({@link LuaScript#run}): its
    * reactive API reaches the same call through a reflective proxy and wraps each command in a {@code Flux.create} with
    * a queue of its own, and its {@code evalAsync} hashes, cuts and copies per call, which profiles of Redis hits found
-   * among the client's largest costs per call. Cancelling the returned Mono cancels the command's future, as the
-   * reactive API does.
+   * among the client's largest costs per call. Cancelling the returned Mono leaves the command to run to its end (see
+   * {@link LuaScript#run}); the caller no longer waits for it.
    */
   private <R> Mono<R> eval(String redisKey, LuaScript script, RScript.ReturnType type, Object... args) {
     RScript direct = asyncScripts;

@@ -32,13 +32,16 @@ public record LuaScript(String text, String sha) {
 
   /**
    * Runs the script on {@code key} alone, in read-write mode (on the master), through Redisson's asynchronous API.
-   * Cancelling the returned Mono cancels the command's future (or the load's).
+   * Cancelling the returned Mono leaves the command to run to its end, as Redisson's {@code evalAsync} did: a command
+   * cancelled while Redis was down or paused could leave its encoded arguments unreleased (Netty's leak detector
+   * reported one in the redis-store integration tests), and a command already written may run anyway.
    */
   public <R> Mono<R> run(RScript scripts, String key, RScript.ReturnType type, Object... args) {
     List<Object> keys = List.of(key);
-    Mono<R> evalSha = Mono.fromCompletionStage(() -> scripts.<R>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, type,
-        keys, args));
+    Mono<R> evalSha = Mono.fromFuture(() -> scripts.<R>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, type, keys,
+        args).toCompletableFuture(), true);
     return evalSha.onErrorResume(RedisNoScriptException.class,
-        noScript -> Mono.fromCompletionStage(() -> scripts.scriptLoadAsync(key, text)).then(evalSha));
+        noScript -> Mono.fromFuture(() -> scripts.scriptLoadAsync(key, text).toCompletableFuture(), true)
+            .then(evalSha));
   }
 }
