@@ -368,6 +368,57 @@ class TimerWheelTest {
     assertThat(clock.pendingTasks()).as("tasks left once the far timer's end emptied the slot").isZero();
   }
 
+  @Test
+  void aFilingOvertakenByAnotherInItsSlotWhileAskingTheSchedulerLeavesTheSlotsTaskAtTheLaterFilingsInstant()
+      throws InterruptedException {
+    // A timer is filed on one thread and, while that thread asks the scheduler for the slot's task, released and
+    // another filed in the same slot, earlier, on this thread (as a deadline's timer is filed again by the timer
+    // thread while its call ends elsewhere). The request that was overtaken gives way: the earlier timer fires at
+    // its own instant, not at the overtaken request's.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    CountDownLatch asking = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    AtomicReference<Thread> slowThread = new AtomicReference<>();
+    Scheduler slow = new DelegatingScheduler(virtual) {
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        if (Thread.currentThread() == slowThread.get()) {
+          asking.countDown();
+          await(answer);
+        }
+        return super.schedule(task, delay, unit);
+      }
+    };
+    TimerWheel wheel = TimerWheel.of(slow);
+    long start = slotStartAfter(slow.now(TimeUnit.NANOSECONDS) + TimeUnit.SECONDS.toNanos(1));
+    long overtaken = start + TimeUnit.MILLISECONDS.toNanos(10);
+    long earlier = start + TimeUnit.MILLISECONDS.toNanos(5);
+    Fires first = new Fires(() -> { });
+    AtomicLong firedAt = new AtomicLong(-1);
+    Thread filer = new Thread(() -> wheel.file(first, overtaken, slow), "slow-filer");
+    slowThread.set(filer);
+    filer.start();
+    await(asking);
+
+    wheel.release(first, false);
+    wheel.file(new Fires(() -> firedAt.set(virtual.now(TimeUnit.NANOSECONDS))), earlier, slow);
+    answer.countDown();
+    filer.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(filer.isAlive()).isFalse();
+
+    virtual.advanceTimeBy(Duration.ofNanos(overtaken - virtual.now(TimeUnit.NANOSECONDS)));
+    assertThat(firedAt).hasValue(earlier);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The first instant of a slot at or after {@code at}. */
   private static long slotStartAfter(long at) {
     long tick = 1L << TimerWheel.TICK_SHIFT;
