@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -211,6 +212,25 @@ class DeadlineTimerRaceTest {
     assertThat(clock.scheduledTasks()).as("tasks scheduled for 1 000 calls 1 µs apart, in all").isEqualTo(1);
     virtual.advanceTimeBy(Duration.ofSeconds(10));
     assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void aDeadlineThatPassesWhileAnItemIsDeliveredCancelsUpstreamAtOnceAndFailsTheCallAfterTheItem() {
+    // The subscriber's onNext takes so long that the deadline passes inside it (here: it advances virtual time).
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    Sinks.Many<Integer> items = Sinks.many().unicast().onBackpressureBuffer();
+    AtomicBoolean cancelled = new AtomicBoolean();
+    List<Object> signals = new ArrayList<>();
+    items.asFlux()
+        .doOnCancel(() -> cancelled.set(true))
+        .transformDeferred(withDeadline(on(virtual, Duration.ofSeconds(1))))
+        .subscribe(v -> {
+          virtual.advanceTimeBy(Duration.ofSeconds(1));
+          signals.add("item " + v + ", upstream cancelled: " + cancelled.get());
+        }, e -> signals.add(e.getClass().getSimpleName()));
+
+    items.tryEmitNext(1);
+    assertThat(signals).containsExactly("item 1, upstream cancelled: true", "DeadlineExceededException");
   }
 
   @Test

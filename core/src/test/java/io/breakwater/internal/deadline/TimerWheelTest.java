@@ -419,6 +419,20 @@ class TimerWheelTest {
     }
   }
 
+  @Test
+  void aDeadlineWhoseSchedulerRefusesItsTimerLeavesNothingFiledInTheWheel() {
+    // The call fails with the rejection; its timer, filed before the scheduler refused the slot's task, does not
+    // stay in the wheel (which would hold the call until another timer is filed in that slot, maybe never).
+    Scheduler disposed = Schedulers.newSingle("timer-wheel-disposed");
+    disposed.dispose();
+    List<Throwable> errors = new ArrayList<>();
+    Mono.never()
+        .transformDeferred(withDeadline(DeadlineSpec.builder(Duration.ofSeconds(1)).scheduler(() -> disposed).build()))
+        .subscribe(v -> { }, errors::add);
+    assertThat(errors).singleElement().isInstanceOf(RejectedExecutionException.class);
+    assertThat(TimerWheel.of(disposed).filed()).as("timers filed").isZero();
+  }
+
   /** The first instant of a slot at or after {@code at}. */
   private static long slotStartAfter(long at) {
     long tick = 1L << TimerWheel.TICK_SHIFT;
