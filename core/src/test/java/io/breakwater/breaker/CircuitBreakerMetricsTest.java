@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.failure.HttpStatusException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 class CircuitBreakerMetricsTest {
@@ -53,6 +58,73 @@ class CircuitBreakerMetricsTest {
     assertThat(transitions("open", "half_open")).isEqualTo(1.0);
     assertThat(transitions("half_open", "closed")).isEqualTo(1.0);
     assertThat(state("closed")).isEqualTo(1.0);
+  }
+
+  private double slowCalls() {
+    return registry.get("breakwater.breaker.slow.calls").tags("breaker", "search").counter().count();
+  }
+
+  /** A call answered after {@code delay} on the clock, with {@code error} or a value. */
+  private Mono<Object> after(Duration delay, @Nullable Throwable error) {
+    Mono<Long> answer = Mono.delay(delay, clock);
+    return error == null ? answer.map(v -> (Object) v) : answer.then(Mono.error(error));
+  }
+
+  private void run(CircuitBreaker b, Mono<Object> call, Duration delay) {
+    call.transformDeferred(guardedBy(b)).subscribe(v -> { }, e -> { });
+    clock.advanceTimeBy(delay);
+  }
+
+  @Test
+  void countsSlowCallsWhetherTheySucceedOrFailAndEveryOutcomeOfAProbe() {
+    CircuitBreaker b = Calls.on(clock, "search").meterRegistry(registry).minimumCalls(10)
+        .slowCall(Duration.ofSeconds(1), 1.0).halfOpenProbes(1).build();
+    run(b, after(Duration.ofSeconds(2), null), Duration.ofSeconds(2));
+    run(b, after(Duration.ofSeconds(2), new HttpStatusException(503)), Duration.ofSeconds(2));
+    run(b, after(Duration.ofMillis(10), null), Duration.ofMillis(10));
+    assertThat(slowCalls()).as("slow calls while closed").isEqualTo(2.0);
+    assertThat(calls("success")).isEqualTo(2.0);
+    assertThat(calls("failure")).isEqualTo(1.0);
+
+    Calls.failTimes(b, 10);   // opens
+    assertThat(state("open")).isEqualTo(1.0);
+    double failures = calls("failure");
+
+    clock.advanceTimeBy(b.openDuration());
+    Calls.call(b, new HttpStatusException(404));   // a probe that ends without a verdict: ignored, next caller probes
+    assertThat(calls("ignored")).isEqualTo(1.0);
+    Calls.fail(b);   // a probe that fails: reopens
+    assertThat(calls("failure")).isEqualTo(failures + 1);
+    assertThat(state("open")).isEqualTo(1.0);
+
+    clock.advanceTimeBy(Duration.ofHours(1));
+    run(b, after(Duration.ofSeconds(2), null), Duration.ofSeconds(2));   // a slow probe: reopens
+    assertThat(slowCalls()).as("slow calls, with the slow probe").isEqualTo(3.0);
+    assertThat(state("open")).isEqualTo(1.0);
+  }
+
+  @Test
+  void aCallCancelledWhoseSourceThenFailsCountsAsCancelledAndItsErrorIsDropped() {
+    CircuitBreaker b = Calls.on(clock, "search").meterRegistry(registry).build();
+    IllegalStateException late = new IllegalStateException("failed on cancel");
+    StepVerifier.create(Flux.<String>from(s -> s.onSubscribe(new Subscription() {
+              @Override
+              public void request(long n) {
+              }
+
+              @Override
+              public void cancel() {
+                s.onError(late);
+              }
+            }))
+            .transformDeferred(guardedBy(b)))
+        .expectSubscription()
+        .thenCancel()
+        .verifyThenAssertThat(Duration.ofSeconds(5))
+        .hasDroppedErrors(1)
+        .hasDroppedErrorsSatisfying(errors -> assertThat(errors).containsExactly(late));
+    assertThat(calls("cancelled")).isEqualTo(1.0);
+    assertThat(calls("failure")).isZero();
   }
 
   /**

@@ -153,6 +153,37 @@ class CircuitBreakerTransitionsTest {
   }
 
   @Test
+  void aCallRejectedWhileProbesAreInFlightIsToldHowManyAndUntilWhen() {
+    CircuitBreaker one = halfOpened();
+    Disposable probe = Mono.never().transformDeferred(guardedBy(one)).subscribe();
+    assertThat(outcome(one, Mono.just("x"))).hasMessageContaining(
+        "1 probe is in flight; other calls are rejected until it ends");
+    probe.dispose();
+
+    CircuitBreaker two = on(clock, "search").minimumCalls(2).halfOpenProbes(2).build();
+    failTimes(two, 2);
+    clock.advanceTimeBy(two.openDuration());
+    Disposable first = Mono.never().transformDeferred(guardedBy(two)).subscribe();
+    Disposable second = Mono.never().transformDeferred(guardedBy(two)).subscribe();
+    assertThat(outcome(two, Mono.just("x"))).hasMessageContaining(
+        "2 probes are in flight; other calls are rejected until they end");
+    first.dispose();
+    second.dispose();
+  }
+
+  @Test
+  void failuresOlderThanTheSlidingWindowNoLongerCount() {
+    CircuitBreaker b = on(clock, "search").minimumCalls(2).failureRateThreshold(0.5)
+        .slidingWindow(Duration.ofSeconds(10)).build();
+    fail(b);
+    clock.advanceTimeBy(Duration.ofSeconds(11));
+    fail(b);
+    assertThat(b.state()).as("one call in the window, below the minimum").isEqualTo(State.CLOSED);
+    fail(b);
+    assertThat(b.state()).isEqualTo(State.OPEN);
+  }
+
+  @Test
   void allProbesMustSucceedToClose() {
     CircuitBreaker b = on(clock, "search").minimumCalls(2).halfOpenProbes(3).build();
     failTimes(b, 2);

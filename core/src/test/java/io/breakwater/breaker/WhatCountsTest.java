@@ -117,6 +117,20 @@ class WhatCountsTest {
   }
 
   @Test
+  void aSlowFailureCountsTowardsTheSlowCallRate() {
+    // One fast success, one failure after 2 s: 50 % failures (under the 100 % threshold), 50 % slow (at it).
+    CircuitBreaker b = on(clock, "tool").minimumCalls(2).failureRateThreshold(1.0)
+        .slowCall(Duration.ofSeconds(1), 0.5).build();
+    Calls.succeed(b);
+    StepVerifier.create(Mono.delay(Duration.ofSeconds(2), clock).then(Mono.error(new HttpStatusException(503)))
+            .transformDeferred(guardedBy(b)))
+        .then(() -> clock.advanceTimeBy(Duration.ofSeconds(2)))
+        .expectError(HttpStatusException.class)
+        .verify(Duration.ofSeconds(5));
+    assertThat(b.state()).isEqualTo(State.OPEN);
+  }
+
+  @Test
   void aCallThatEndsDuringSubscriptionIsNeverSlow() {
     CircuitBreaker b = on(clock, "cache").minimumCalls(2).slowCall(Duration.ofSeconds(1), 0.5).build();
     for (int i = 0; i < 5; i++) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import reactor.core.CoreSubscriber;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -210,6 +212,163 @@ class DeadlineTimerRaceTest {
     assertThat(clock.scheduledTasks()).as("tasks scheduled for 1 000 calls 1 µs apart, in all").isEqualTo(1);
     virtual.advanceTimeBy(Duration.ofSeconds(10));
     assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void aDeadlineThatPassesWhileAnItemIsDeliveredCancelsUpstreamAtOnceAndFailsTheCallAfterTheItem() {
+    // The subscriber's onNext takes so long that the deadline passes inside it (here: it advances virtual time).
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    Sinks.Many<Integer> items = Sinks.many().unicast().onBackpressureBuffer();
+    AtomicBoolean cancelled = new AtomicBoolean();
+    List<Object> signals = new ArrayList<>();
+    items.asFlux()
+        .doOnCancel(() -> cancelled.set(true))
+        .transformDeferred(withDeadline(on(virtual, Duration.ofSeconds(1))))
+        .subscribe(v -> {
+          virtual.advanceTimeBy(Duration.ofSeconds(1));
+          signals.add("item " + v + ", upstream cancelled: " + cancelled.get());
+        }, e -> signals.add(e.getClass().getSimpleName()));
+
+    items.tryEmitNext(1);
+    assertThat(signals).containsExactly("item 1, upstream cancelled: true", "DeadlineExceededException");
+  }
+
+  @Test
+  void anOnSubscribeSignalledLaterOnTheSubscribingThreadArmsTheTimerAtItsInstant() {
+    // The source passes onSubscribe on the thread that subscribed, but only after its subscription has returned
+    // (as a source driven by that thread's event loop does): the timer is armed then, for the deadline's instant.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    AtomicReference<Subscriber<? super Integer>> source = new AtomicReference<>();
+    List<Throwable> errors = new ArrayList<>();
+    Mono.<Integer>fromDirect(s -> source.set(s))
+        .transformDeferred(withDeadline(on(virtual, Duration.ofSeconds(3))))
+        .subscribe(v -> { }, errors::add);
+
+    virtual.advanceTimeBy(Duration.ofSeconds(1));
+    source.get().onSubscribe(Operators.emptySubscription());
+    virtual.advanceTimeBy(Duration.ofSeconds(2).minusNanos(1));
+    assertThat(errors).isEmpty();
+    virtual.advanceTimeBy(Duration.ofNanos(1));
+    assertThat(errors).singleElement().isInstanceOf(DeadlineExceededException.class);
+  }
+
+  @Test
+  void anOnSubscribeSignalledOnlyAfterTheDeadlinePassedFailsTheCallAtOnce() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    AtomicReference<Subscriber<? super Integer>> source = new AtomicReference<>();
+    List<String> signals = new ArrayList<>();
+    Mono.<Integer>fromDirect(s -> source.set(s))
+        .transformDeferred(withDeadline(on(virtual, Duration.ofSeconds(3))))
+        .subscribe(v -> { }, e -> signals.add(e.getClass().getSimpleName()), () -> signals.add("complete"));
+
+    virtual.advanceTimeBy(Duration.ofSeconds(5));
+    assertThat(signals).isEmpty();
+    source.get().onSubscribe(Operators.emptySubscription());
+    assertThat(signals).containsExactly("DeadlineExceededException");
+  }
+
+  @Test
+  void aPerCallBudgetArmedWhileTheCallsFirstItemIsDeliveredOnAnotherThreadWaitsOnTheTimerAndFiresAtItsInstant()
+      throws InterruptedException {
+    // The per-call budget (6 s) arms when the subscription returns, while both deadlines are delivering the first
+    // item on another thread: it still shares the call's one timer, and still times the call out at 6 s.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    ItemDuringSubscription source = new ItemDuringSubscription(false);
+    List<Object> signals = new ArrayList<>();
+    source.flux()
+        .transformDeferred(perCallTimeout())
+        .transformDeferred(withDeadline(on(clock, Duration.ofSeconds(10))))
+        .subscribe(v -> {
+          source.hold();
+          signals.add(v);
+        }, signals::add);
+    source.release();
+
+    assertThat(signals).containsExactly(1);
+    assertThat(clock.pendingTasks()).as("one timer for the deadline and the per-call budget").isEqualTo(1);
+    virtual.advanceTimeBy(Duration.ofSeconds(6).minusNanos(1));
+    assertThat(signals).hasSize(1);
+    virtual.advanceTimeBy(Duration.ofNanos(1));
+    assertThat(signals).last().isInstanceOf(CallTimeoutException.class);
+  }
+
+  @Test
+  void aDeadlineWhoseSubscriptionReturnsWhileItsFirstItemIsDeliveredOnAnotherThreadStillArmsItsTimer()
+      throws InterruptedException {
+    // onSubscribe and the first item come on another thread; the subscription returns while that item is being
+    // delivered: the timer is armed all the same and fires at the deadline's instant.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    ItemDuringSubscription source = new ItemDuringSubscription(true);
+    List<Object> signals = new ArrayList<>();
+    source.flux()
+        .transformDeferred(withDeadline(on(virtual, Duration.ofSeconds(10))))
+        .subscribe(v -> {
+          source.hold();
+          signals.add(v);
+        }, signals::add);
+    source.release();
+
+    virtual.advanceTimeBy(Duration.ofSeconds(10).minusNanos(1));
+    assertThat(signals).containsExactly(1);
+    virtual.advanceTimeBy(Duration.ofNanos(1));
+    assertThat(signals).last().isInstanceOf(DeadlineExceededException.class);
+  }
+
+  /**
+   * A source whose first item is delivered on another thread while its subscription is still under way: the
+   * subscription returns only once the item has reached the end of the chain, which holds it ({@link #hold}) until
+   * the test has seen the subscription return ({@link #release}). {@code onSubscribe} comes on the subscribing
+   * thread, or first thing on the other one.
+   */
+  private static final class ItemDuringSubscription {
+    private final boolean onSubscribeElsewhere;
+    private final CountDownLatch delivering = new CountDownLatch(1);
+    private final CountDownLatch returned = new CountDownLatch(1);
+    private volatile Thread emitter;
+
+    ItemDuringSubscription(boolean onSubscribeElsewhere) {
+      this.onSubscribeElsewhere = onSubscribeElsewhere;
+    }
+
+    Flux<Integer> flux() {
+      return Flux.from(actual -> {
+        if (!onSubscribeElsewhere) {
+          actual.onSubscribe(Operators.emptySubscription());
+        }
+        Thread t = new Thread(() -> {
+          if (onSubscribeElsewhere) {
+            actual.onSubscribe(Operators.emptySubscription());
+          }
+          actual.onNext(1);
+        }, "item-during-subscription");
+        emitter = t;
+        t.start();
+        await(delivering);
+      });
+    }
+
+    /** At the end of the chain, on the other thread: the item is there; waits for the subscription to return. */
+    void hold() {
+      delivering.countDown();
+      await(returned);
+    }
+
+    /** The subscription has returned: lets the item's delivery finish, and waits for it. */
+    void release() throws InterruptedException {
+      returned.countDown();
+      emitter.join(TimeUnit.SECONDS.toMillis(10));
+      assertThat(emitter.isAlive()).as("the item's delivery finished").isFalse();
+    }
+
+    private static void await(CountDownLatch latch) {
+      try {
+        assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
   }
 
   /** Passes everything on, and says when {@code onSubscribe} has been passed. */

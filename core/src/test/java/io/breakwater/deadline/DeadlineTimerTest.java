@@ -4,6 +4,7 @@ import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.internal.deadline.TimerWheel;
 import io.breakwater.testing.TaskCountingScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,8 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 import reactor.util.retry.Retry;
@@ -165,5 +168,125 @@ class DeadlineTimerTest {
     call.dispose();
     nearlyAsLarge.dispose();
     assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void aRetriedAttemptSharesTheCallsTimerOnceTheAttemptBeforeItFailedAndTimesOutAtItsOwnInstant() {
+    // Attempt 1 (per-call budget 6 s) fails after 1 s; attempt 2 gets 0.6 x 9 s = 5.4 s, until 6.4 s. It waits on
+    // the call's one timer, still filed for 6 s (a nested deadline that ends leaves it there), which then moves on.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    AtomicInteger attempts = new AtomicInteger();
+    List<Throwable> errors = new ArrayList<>();
+    AtomicLong failedAt = new AtomicLong(-1);
+    Mono.defer(() -> attempts.incrementAndGet() == 1
+            ? Mono.delay(Duration.ofSeconds(1), virtual).then(Mono.error(new IllegalStateException("refused")))
+            : Mono.never())
+        .transformDeferred(perCallTimeout())
+        .retry(1)
+        .transformDeferred(withDeadline(on(clock, Duration.ofSeconds(10))))
+        .subscribe(v -> { }, e -> {
+          errors.add(e);
+          failedAt.set(virtual.now(TimeUnit.MILLISECONDS));
+        });
+
+    virtual.advanceTimeBy(Duration.ofSeconds(1));
+    assertThat(attempts).hasValue(2);
+    assertThat(clock.pendingTasks()).as("timers pending for the second attempt and the deadline").isEqualTo(1);
+
+    virtual.advanceTimeBy(Duration.ofMillis(5_400).minusNanos(1));
+    assertThat(errors).isEmpty();
+    virtual.advanceTimeBy(Duration.ofNanos(1));
+    assertThat(errors).singleElement().isInstanceOf(CallTimeoutException.class);
+    assertThat(failedAt).hasValue(6_400);
+  }
+
+  @Test
+  void aCallWithABudgetBeyondTheKeepHorizonLeavesNoTaskOnceItEnds() {
+    // Such a timer's slot does not keep its task: a call that completes or fails disposes it at once.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    Duration far = Duration.ofNanos(TimerWheel.KEEP_HORIZON + 1);
+
+    Sinks.Many<Integer> items = Sinks.many().unicast().onBackpressureBuffer();
+    List<Object> signals = new ArrayList<>();
+    items.asFlux().transformDeferred(withDeadline(on(clock, far))).subscribe(signals::add, signals::add,
+        () -> signals.add("complete"));
+    assertThat(clock.pendingTasks()).isEqualTo(1);
+    items.tryEmitNext(1);
+    items.tryEmitComplete();
+    assertThat(signals).containsExactly(1, "complete");
+    assertThat(clock.pendingTasks()).as("tasks left once the Flux completed").isZero();
+
+    Sinks.One<Integer> answer = Sinks.one();
+    answer.asMono().transformDeferred(withDeadline(on(clock, far))).subscribe(signals::add, signals::add);
+    assertThat(clock.pendingTasks()).isEqualTo(1);
+    answer.tryEmitError(new IllegalStateException("refused"));
+    assertThat(clock.pendingTasks()).as("tasks left once the Mono failed").isZero();
+  }
+
+  @Test
+  void aCancelledCallWithABudgetOfExactlyTheKeepHorizonLeavesItsSlotsTaskForTheCallsThatFollow() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    Disposable call = Mono.never()
+        .transformDeferred(withDeadline(on(clock, Duration.ofNanos(TimerWheel.KEEP_HORIZON))))
+        .subscribe();
+    call.dispose();
+    assertThat(clock.pendingTasks()).as("kept: the budget is not beyond the horizon").isEqualTo(1);
+    virtual.advanceTimeBy(Duration.ofNanos(TimerWheel.KEEP_HORIZON));
+    assertThat(clock.pendingTasks()).as("gone at its instant").isZero();
+  }
+
+  @Test
+  void aPerCallBudgetUnderADeadlineTooLargeToAddIsTimedFromTheCallsStart() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    virtual.advanceTimeBy(Duration.ofDays(1));
+    List<Throwable> errors = new ArrayList<>();
+    Mono.never()
+        .transformDeferred(perCallTimeout(Duration.ofSeconds(1)))
+        .transformDeferred(withDeadline(on(clock, Duration.ofNanos(Long.MAX_VALUE - 1))))
+        .subscribe(v -> { }, errors::add);
+
+    virtual.advanceTimeBy(Duration.ofSeconds(1).minusNanos(1));
+    assertThat(errors).isEmpty();
+    virtual.advanceTimeBy(Duration.ofNanos(1));
+    assertThat(errors).singleElement().isInstanceOf(CallTimeoutException.class);
+  }
+
+  @Test
+  void aPerCallBudgetSubscribedInsideItsDeadlinesSubscriptionStartsAtTheDeadlinesInstant() {
+    // On a clock that moves between two reads, as a real one does, the first attempt still gets 0.6 of the whole
+    // budget: it starts at the instant the deadline started, not at a later reading.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    Scheduler moving = new Scheduler() {
+      @Override
+      public long now(TimeUnit unit) {
+        virtual.advanceTimeBy(Duration.ofMillis(1));
+        return virtual.now(unit);
+      }
+
+      @Override
+      public Disposable schedule(Runnable task) {
+        return virtual.schedule(task);
+      }
+
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        return virtual.schedule(task, delay, unit);
+      }
+
+      @Override
+      public Worker createWorker() {
+        return virtual.createWorker();
+      }
+    };
+    Duration[] seen = new Duration[1];
+    Mono.deferContextual(ctx -> Mono.just(Deadline.from(ctx).orElseThrow().budget()))
+        .transformDeferred(perCallTimeout())
+        .transformDeferred(withDeadline(DeadlineSpec.builder(Duration.ofSeconds(10)).scheduler(() -> moving).build()))
+        .subscribe(budget -> seen[0] = budget);
+    assertThat(seen[0]).isEqualTo(Duration.ofSeconds(6));
   }
 }

@@ -1,20 +1,32 @@
 package io.breakwater.deadline;
 
+import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.testing.TaskCountingScheduler;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
+import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.PublisherProbe;
 import reactor.test.scheduler.VirtualTimeScheduler;
+import reactor.util.context.Context;
 
 class WithDeadlineTest {
 
@@ -240,5 +252,171 @@ class WithDeadlineTest {
             .transformDeferred(withDeadline(Duration.ofSeconds(10))))
         .expectErrorMessage("boom")
         .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void cancellingTheCallCancelsUpstream() {
+    PublisherProbe<Object> call = PublisherProbe.of(Mono.never());
+    StepVerifier.withVirtualTime(() -> call.mono().transformDeferred(withDeadline(Duration.ofSeconds(10))))
+        .expectSubscription()
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+    call.assertWasCancelled();
+  }
+
+  @Test
+  void upstreamStillSeesWhatTheSubscriberBelowPutInTheContext() {
+    StepVerifier.withVirtualTime(() -> Mono.deferContextual(ctx -> Mono.just(ctx.get("tenant") + " "
+                + Deadline.from(ctx).orElseThrow().name()))
+            .transformDeferred(withDeadline(named("plan-trip", Duration.ofSeconds(10))))
+            .contextWrite(Context.of("tenant", "acme")))
+        .expectNext("acme plan-trip")
+        .verifyComplete();
+  }
+
+  @Test
+  void itemsThatArriveAfterTheDeadlinePassedAreDiscardedNotDelivered() {
+    // A source that ignores the cancellation and emits anyway: what comes after the deadline's error goes to
+    // Reactor's discard hook (where a pooled buffer is released), for a Flux's items and a Mono's one.
+    List<Object> discarded = new ArrayList<>();
+    AtomicReference<Subscriber<? super Integer>> flux = new AtomicReference<>();
+    StepVerifier.withVirtualTime(() -> Flux.<Integer>from(s -> capture(s, flux))
+            .transformDeferred(withDeadline(Duration.ofSeconds(1)))
+            .doOnDiscard(Integer.class, discarded::add))
+        .expectSubscription()
+        .then(() -> flux.get().onNext(1))
+        .expectNext(1)
+        .thenAwait(Duration.ofSeconds(1))
+        .expectError(DeadlineExceededException.class)
+        .verify(Duration.ofSeconds(5));
+    flux.get().onNext(2);
+
+    AtomicReference<Subscriber<? super Integer>> mono = new AtomicReference<>();
+    StepVerifier.withVirtualTime(() -> Mono.<Integer>fromDirect(s -> capture(s, mono))
+            .transformDeferred(withDeadline(Duration.ofSeconds(1)))
+            .doOnDiscard(Integer.class, discarded::add))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(1))
+        .expectError(DeadlineExceededException.class)
+        .verify(Duration.ofSeconds(5));
+    mono.get().onNext(3);
+
+    assertThat(discarded).containsExactly(2, 3);
+  }
+
+  @Test
+  void aSourceThatFailsWhenCancelledByTheDeadlineHasItsErrorDroppedAndTheDeadlinesErrorDelivered() {
+    IllegalStateException late = new IllegalStateException("failed on cancel");
+    StepVerifier.withVirtualTime(() -> Flux.<Integer>from(s -> s.onSubscribe(onCancel(() -> s.onError(late))))
+            .transformDeferred(withDeadline(Duration.ofSeconds(1))))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(1))
+        .expectError(DeadlineExceededException.class)
+        .verifyThenAssertThat(Duration.ofSeconds(5))
+        .hasDroppedErrors(1)
+        .hasDroppedErrorsSatisfying(errors -> assertThat(errors).containsExactly(late));
+  }
+
+  @Test
+  void aSourceThatCompletesWhenCancelledByTheDeadlineStillEndsTheCallWithTheDeadlinesError() {
+    StepVerifier.withVirtualTime(() -> Flux.<Integer>from(s -> s.onSubscribe(onCancel(s::onComplete)))
+            .transformDeferred(withDeadline(Duration.ofSeconds(1))))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(1))
+        .expectError(DeadlineExceededException.class)
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void aMonoThatFailsAfterItsItemHasTheErrorPassedOnAsItCame() {
+    // The item met the deadline; what upstream signals after it is passed on, not judged again.
+    StepVerifier.withVirtualTime(() -> Mono.fromDirect(Flux.concat(Mono.just(7),
+                Mono.error(new IllegalStateException("after the item"))))
+            .transformDeferred(withDeadline(Duration.ofSeconds(1))))
+        .expectNext(7)
+        .expectErrorMessage("after the item")
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void aCallSubscribedAtTheVeryInstantItsDeadlinePassesIsNotMade() {
+    // At its instant a deadline has no time left (remaining() is zero): a call that starts then, under a tighter
+    // deadline of its own, fails with the deadline in force and is never subscribed.
+    PublisherProbe<String> call = PublisherProbe.of(Mono.just("called"));
+    StepVerifier.withVirtualTime(() -> Mono.delay(Duration.ofSeconds(10))
+            .then(call.mono().transformDeferred(withDeadline(named("call", Duration.ofSeconds(5)))))
+            .transformDeferred(withDeadline(named("task", Duration.ofSeconds(10)))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofSeconds(10).minusNanos(1))
+        .thenAwait(Duration.ofNanos(1))
+        .expectErrorSatisfies(e -> assertThat(((DeadlineExceededException) e).source()).isEqualTo("task"))
+        .verify(Duration.ofSeconds(5));
+    call.assertWasNotSubscribed();
+  }
+
+  @Test
+  void aDeadlineNoTighterThanTheOneInForceAddsNoOperatorToTheChain() {
+    // "nesting only tightens": an inner withDeadline (or per-call budget) that would end with the one in force
+    // leaves it to that one, with no subscriber of its own; Reactor's scans (debug tooling) see one withDeadline.
+    AtomicReference<Subscriber<? super Integer>> task = new AtomicReference<>();
+    StepVerifier.withVirtualTime(() -> Flux.<Integer>from(s -> capture(s, task))
+            .transformDeferred(withDeadline(named("same", Duration.ofSeconds(10))))
+            .transformDeferred(withDeadline(named("task", Duration.ofSeconds(10)))))
+        .expectSubscription()
+        .then(() -> assertThat(deadlinesBelow(task.get())).containsExactly("withDeadline(task)"))
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+
+    AtomicReference<Subscriber<? super Integer>> call = new AtomicReference<>();
+    StepVerifier.withVirtualTime(() -> Flux.<Integer>from(s -> capture(s, call))
+            .transformDeferred(perCallTimeout(Duration.ofSeconds(20)))
+            .transformDeferred(perCallTimeout(Duration.ofSeconds(5))))
+        .expectSubscription()
+        .then(() -> assertThat(deadlinesBelow(call.get())).containsExactly("withDeadline(per-call)"))
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+  }
+
+  private static List<String> deadlinesBelow(Subscriber<?> subscriber) {
+    List<String> names = new ArrayList<>();
+    for (Scannable s = Scannable.from(subscriber); s.isScanAvailable(); s = Scannable.from(s.scan(Scannable.Attr.ACTUAL))) {
+      String name = s.scan(Scannable.Attr.NAME);   // not name(): a subscriber without a name reports its parent's
+      if (name != null && name.startsWith("withDeadline")) {
+        names.add(name);
+      }
+    }
+    return names;
+  }
+
+  @Test
+  void aDeadlineWhoseSchedulerIsDisposedFailsTheCallWithARejectionAndCancelsUpstream() {
+    Scheduler disposed = Schedulers.newSingle("disposed-deadline-clock");
+    disposed.dispose();
+    PublisherProbe<Object> call = PublisherProbe.of(Mono.never());
+    StepVerifier.create(call.mono()
+            .transformDeferred(withDeadline(DeadlineSpec.builder(Duration.ofSeconds(1)).scheduler(() -> disposed)
+                .build())))
+        .expectError(RejectedExecutionException.class)
+        .verify(Duration.ofSeconds(5));
+    call.assertWasCancelled();
+  }
+
+  /** A subscription that ignores requests and runs {@code action} when cancelled (a source that ends anyway). */
+  private static Subscription onCancel(Runnable action) {
+    return new Subscription() {
+      @Override
+      public void request(long n) {
+      }
+
+      @Override
+      public void cancel() {
+        action.run();
+      }
+    };
+  }
+
+  private static <T> void capture(Subscriber<? super T> s, AtomicReference<Subscriber<? super T>> into) {
+    into.set(s);
+    s.onSubscribe(Operators.emptySubscription());
   }
 }

@@ -227,7 +227,9 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       }
       fileOwn(wheel);
     } catch (RejectedExecutionException rejected) {
-      RuntimeException e = Operators.onRejectedExecution(rejected, this, null, null, context);
+      // No subscription for Reactor to cancel: cancelling this one would end the call before the error is claimed,
+      // and the call would then end with no signal at all.
+      RuntimeException e = Operators.onRejectedExecution(rejected, null, null, null, context);
       if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
         releaseTimer();
         s.cancel();

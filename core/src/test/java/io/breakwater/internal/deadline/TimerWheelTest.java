@@ -3,6 +3,7 @@ package io.breakwater.internal.deadline;
 import static io.breakwater.Breakwater.perCallTimeout;
 import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.DeadlineExceededException;
@@ -12,9 +13,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -257,6 +261,210 @@ class TimerWheelTest {
     } finally {
       completer.dispose();
       timers.dispose();
+    }
+  }
+
+  @Test
+  void aTimerFiledForAnEarlierInstantInItsSlotMovesTheSlotsOneTaskThere() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    long start = slotStartAfter(clock.now(TimeUnit.NANOSECONDS) + TimeUnit.SECONDS.toNanos(1));
+    long later = start + TimeUnit.MILLISECONDS.toNanos(10);
+    long earlier = start + TimeUnit.MILLISECONDS.toNanos(5);
+    List<Long> firedAt = new ArrayList<>();
+    TimerWheel wheel = TimerWheel.of(clock);
+    wheel.file(new Fires(() -> firedAt.add(clock.now(TimeUnit.NANOSECONDS))), later, clock);
+    wheel.file(new Fires(() -> firedAt.add(clock.now(TimeUnit.NANOSECONDS))), earlier, clock);
+    assertThat(clock.pendingTasks()).as("one task per slot, at its earliest instant").isEqualTo(1);
+
+    virtual.advanceTimeBy(Duration.ofNanos(later - clock.now(TimeUnit.NANOSECONDS)));
+    assertThat(firedAt).containsExactly(earlier, later);
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void aSlotWhoseTaskTheSchedulerRefusedAsksAgainForTheNextTimerFiledThere() {
+    // A scheduler at its capacity (a bounded one with a full queue) refuses the slot's task; the filing throws, and
+    // the next timer filed in that slot asks again rather than waiting on the task that was never scheduled.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    AtomicBoolean refusing = new AtomicBoolean(true);
+    Scheduler full = new DelegatingScheduler(virtual) {
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        if (refusing.get()) {
+          throw new RejectedExecutionException("queue full");
+        }
+        return super.schedule(task, delay, unit);
+      }
+    };
+    long at = slotStartAfter(full.now(TimeUnit.NANOSECONDS) + TimeUnit.SECONDS.toNanos(1));
+    TimerWheel wheel = TimerWheel.of(full);
+    Fires refused = new Fires(() -> { });
+    assertThatThrownBy(() -> wheel.file(refused, at, full)).isInstanceOf(RejectedExecutionException.class);
+    wheel.release(refused, true);   // its owner gives up on it, as a deadline does
+    refusing.set(false);
+
+    AtomicLong firedAt = new AtomicLong(-1);
+    long next = at + TimeUnit.MILLISECONDS.toNanos(1);
+    wheel.file(new Fires(() -> firedAt.set(full.now(TimeUnit.NANOSECONDS))), next, full);
+    virtual.advanceTimeBy(Duration.ofSeconds(2));
+    assertThat(firedAt).hasValue(next);
+  }
+
+  @Test
+  void timersThatThrowInOneSlotReachTheSchedulersErrorHandlingAsOneErrorWithTheOthersSuppressed() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    List<Throwable> thrown = new ArrayList<>();
+    Scheduler reporting = new DelegatingScheduler(virtual) {
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        return super.schedule(() -> {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            thrown.add(e);
+          }
+        }, delay, unit);
+      }
+    };
+    long at = reporting.now(TimeUnit.NANOSECONDS) + TimeUnit.MILLISECONDS.toNanos(20);
+    IllegalStateException first = new IllegalStateException("first handler");
+    IllegalStateException second = new IllegalStateException("second handler");
+    AtomicInteger fired = new AtomicInteger();
+    TimerWheel wheel = TimerWheel.of(reporting);
+    wheel.file(new Fires(() -> {
+      throw first;
+    }), at, reporting);
+    wheel.file(new Fires(fired::incrementAndGet), at, reporting);
+    wheel.file(new Fires(() -> {
+      throw second;
+    }), at, reporting);
+
+    virtual.advanceTimeBy(Duration.ofMillis(20));
+    assertThat(fired).hasValue(1);
+    assertThat(thrown).containsExactly(first);
+    assertThat(first.getSuppressed()).containsExactly(second);
+  }
+
+  @Test
+  void aFarTimerThatLeavesItsSlotEmptyDisposesTheTaskANearTimerCancelledThereLeft() {
+    // The near timer moved the slot's task to its instant; cancelled, it leaves the far one in the slot (a later
+    // turn of the wheel). The far one's end empties the slot, and being far, disposes the task at once.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    long near = slotStartAfter(clock.now(TimeUnit.NANOSECONDS) + TimeUnit.SECONDS.toNanos(1));
+    long turn = (long) TimerWheel.SLOTS << TimerWheel.TICK_SHIFT;
+    long far = near + (TimerWheel.KEEP_HORIZON / turn + 1) * turn;   // the same slot, beyond the horizon
+    Fires farTimer = new Fires(() -> { });
+    Fires nearTimer = new Fires(() -> { });
+    TimerWheel wheel = TimerWheel.of(clock);
+    wheel.file(farTimer, far, clock);
+    wheel.file(nearTimer, near, clock);
+    assertThat(clock.pendingTasks()).isEqualTo(1);
+
+    wheel.release(nearTimer, true);
+    assertThat(clock.pendingTasks()).as("the far timer still waits on the slot's task").isEqualTo(1);
+    wheel.release(farTimer, false);
+    assertThat(clock.pendingTasks()).as("tasks left once the far timer's end emptied the slot").isZero();
+  }
+
+  @Test
+  void aFilingOvertakenByAnotherInItsSlotWhileAskingTheSchedulerLeavesTheSlotsTaskAtTheLaterFilingsInstant()
+      throws InterruptedException {
+    // A timer is filed on one thread and, while that thread asks the scheduler for the slot's task, released and
+    // another filed in the same slot, earlier, on this thread (as a deadline's timer is filed again by the timer
+    // thread while its call ends elsewhere). The request that was overtaken gives way: the earlier timer fires at
+    // its own instant, not at the overtaken request's.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    CountDownLatch asking = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    AtomicReference<Thread> slowThread = new AtomicReference<>();
+    Scheduler slow = new DelegatingScheduler(virtual) {
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        if (Thread.currentThread() == slowThread.get()) {
+          asking.countDown();
+          await(answer);
+        }
+        return super.schedule(task, delay, unit);
+      }
+    };
+    TimerWheel wheel = TimerWheel.of(slow);
+    long start = slotStartAfter(slow.now(TimeUnit.NANOSECONDS) + TimeUnit.SECONDS.toNanos(1));
+    long overtaken = start + TimeUnit.MILLISECONDS.toNanos(10);
+    long earlier = start + TimeUnit.MILLISECONDS.toNanos(5);
+    Fires first = new Fires(() -> { });
+    AtomicLong firedAt = new AtomicLong(-1);
+    Thread filer = new Thread(() -> wheel.file(first, overtaken, slow), "slow-filer");
+    slowThread.set(filer);
+    filer.start();
+    await(asking);
+
+    wheel.release(first, false);
+    wheel.file(new Fires(() -> firedAt.set(virtual.now(TimeUnit.NANOSECONDS))), earlier, slow);
+    answer.countDown();
+    filer.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(filer.isAlive()).isFalse();
+
+    virtual.advanceTimeBy(Duration.ofNanos(overtaken - virtual.now(TimeUnit.NANOSECONDS)));
+    assertThat(firedAt).hasValue(earlier);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void aDeadlineWhoseSchedulerRefusesItsTimerLeavesNothingFiledInTheWheel() {
+    // The call fails with the rejection; its timer, filed before the scheduler refused the slot's task, does not
+    // stay in the wheel (which would hold the call until another timer is filed in that slot, maybe never).
+    Scheduler disposed = Schedulers.newSingle("timer-wheel-disposed");
+    disposed.dispose();
+    List<Throwable> errors = new ArrayList<>();
+    Mono.never()
+        .transformDeferred(withDeadline(DeadlineSpec.builder(Duration.ofSeconds(1)).scheduler(() -> disposed).build()))
+        .subscribe(v -> { }, errors::add);
+    assertThat(errors).singleElement().isInstanceOf(RejectedExecutionException.class);
+    assertThat(TimerWheel.of(disposed).filed()).as("timers filed").isZero();
+  }
+
+  /** The first instant of a slot at or after {@code at}. */
+  private static long slotStartAfter(long at) {
+    long tick = 1L << TimerWheel.TICK_SHIFT;
+    return (at + tick - 1) & -tick;
+  }
+
+  /** A scheduler that passes everything to another one; tests override what they change. */
+  private static class DelegatingScheduler implements Scheduler {
+    private final Scheduler delegate;
+
+    DelegatingScheduler(Scheduler delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Disposable schedule(Runnable task) {
+      return delegate.schedule(task);
+    }
+
+    @Override
+    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+      return delegate.schedule(task, delay, unit);
+    }
+
+    @Override
+    public long now(TimeUnit unit) {
+      return delegate.now(unit);
+    }
+
+    @Override
+    public Worker createWorker() {
+      return delegate.createWorker();
     }
   }
 
