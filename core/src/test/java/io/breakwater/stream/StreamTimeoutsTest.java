@@ -368,6 +368,18 @@ class StreamTimeoutsTest {
     }
   }
 
+  @Test
+  void streamTimeoutsWhoseSchedulerIsDisposedFailTheStreamWithARejectionAndCancelUpstream() {
+    reactor.core.scheduler.Scheduler disposed = reactor.core.scheduler.Schedulers.newSingle("disposed-stream-clock");
+    disposed.dispose();
+    PublisherProbe<String> stream = PublisherProbe.of(Flux.never());
+    StepVerifier.create(stream.flux().transform(streamTimeouts(StreamTimeouts.builder()
+            .firstItem(Duration.ofSeconds(5)).idle(Duration.ofSeconds(1)).scheduler(() -> disposed).build())))
+        .expectError(java.util.concurrent.RejectedExecutionException.class)
+        .verify(Duration.ofSeconds(5));
+    stream.assertWasCancelled();
+  }
+
   static final class SerialCheckingSubscriber<T> extends reactor.core.publisher.BaseSubscriber<T> {
     final java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
     final List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();

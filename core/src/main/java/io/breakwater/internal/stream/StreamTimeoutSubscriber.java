@@ -414,7 +414,9 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     try {
       task = delayNanos <= 0L ? scheduler.schedule(this) : scheduler.schedule(this, delayNanos, TimeUnit.NANOSECONDS);
     } catch (Throwable rejected) {
-      RuntimeException e = Operators.onRejectedExecution(rejected, this, null, null, actual.currentContext());
+      // No subscription for Reactor to cancel: cancelling this one would end the stream before the error is claimed,
+      // and the stream would then end with no signal at all.
+      RuntimeException e = Operators.onRejectedExecution(rejected, null, null, null, actual.currentContext());
       int current = state;
       if (current != TERMINATED && STATE.compareAndSet(this, current, TERMINATED)) {
         s.cancel();
