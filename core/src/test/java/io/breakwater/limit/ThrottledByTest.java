@@ -241,6 +241,52 @@ class ThrottledByTest {
   }
 
   @Test
+  void aStreamThroughTheLimitDeliversEveryElementAndCompletesAndAnEmptyMonoCompletes() {
+    RateLimit rate = limit("openai").requests(10, Duration.ofMinutes(1)).build();
+    StepVerifier.create(Flux.just(1, 2, 3).transformDeferred(throttledBy(rate))).expectNext(1, 2, 3)
+        .verifyComplete();
+    StepVerifier.create(Mono.empty().transformDeferred(throttledBy(rate, CallWeight.tokens(0)))).verifyComplete();
+    assertThat(rate.availableRequests()).isEqualTo(8);
+  }
+
+  @Test
+  void cancellingAThrottledCallCancelsItsUpstream() {
+    RateLimit rate = limit("openai").requests(10, Duration.ofMinutes(1)).build();
+    TestPublisher<String> call = TestPublisher.create();
+    Disposable caller = call.flux().transformDeferred(throttledBy(rate)).subscribe();
+    caller.dispose();
+    call.assertCancelled();
+  }
+
+  @Test
+  void aStreamCancelledAfterCarryingAUsageFigureIsCorrectedByIt() {
+    RateLimit rate = limit("openai").tokens(1_000, Duration.ofMinutes(1)).build();
+    TestPublisher<Reply> stream = TestPublisher.create();
+    Disposable caller = stream.flux().transformDeferred(throttledBy(rate, CallWeight.tokens(600, Reply::tokens)))
+        .subscribe();
+    stream.next(new Reply(100, Map.of()));
+    caller.dispose();
+    assertThat(rate.availableTokens()).isEqualTo(900);
+
+    TestPublisher<Reply> silent = TestPublisher.create();
+    silent.flux().transformDeferred(throttledBy(rate, CallWeight.tokens(600, Reply::tokens))).subscribe().dispose();
+    assertThat(rate.availableTokens()).as("no figure: the estimate stays taken").isEqualTo(300);
+  }
+
+  @Test
+  void aUsageFigureThatCannotBeReadFailsTheCallAndCancelsItsUpstream() {
+    RateLimit rate = limit("openai").tokens(1_000, Duration.ofMinutes(1)).build();
+    TestPublisher<Reply> call = TestPublisher.create();
+    IllegalStateException unreadable = new IllegalStateException("no usage in this reply");
+    StepVerifier.create(call.flux().transformDeferred(throttledBy(rate, CallWeight.<Reply>tokens(100, r -> {
+          throw unreadable;
+        }))))
+        .then(() -> call.next(new Reply(5, Map.of())))
+        .verifyErrorSatisfies(e -> assertThat(e).isSameAs(unreadable));
+    call.assertCancelled();
+  }
+
+  @Test
   void a429StopsEveryCallUntilItsRetryAfter() {
     RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1)).build();
     StepVerifier.create(Mono.error(new HttpStatusException(429, Map.of("Retry-After", List.of("7"))))
