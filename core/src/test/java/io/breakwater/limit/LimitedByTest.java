@@ -229,6 +229,31 @@ class LimitedByTest {
   }
 
   @Test
+  void aFailingCallsErrorReachesItsCallerAndItsPermitComesBack() {
+    ConcurrencyLimit limit = ConcurrencyLimit.builder("search").fixed(1).build();
+    StepVerifier.create(Mono.error(new IllegalStateException("down")).transformDeferred(limitedBy(limit)))
+        .verifyErrorMessage("down");
+    assertThat(limit.inFlight()).isZero();
+  }
+
+  @Test
+  void anAdaptiveLimitsBoundsMayAllBeOne() {
+    ConcurrencyLimit one = ConcurrencyLimit.builder("gpu").adaptive(1, 1, 1).build();
+    assertThat(one.limit()).isEqualTo(1);
+    assertThat(ConcurrencyLimit.builder("gpu").adaptive(5, 1, 5).build().limit()).isEqualTo(5);
+  }
+
+  @Test
+  void aLimitsNameIsAShortTagWithoutBraces() {
+    String longest = "s".repeat(200);
+    assertThat(ConcurrencyLimit.builder(longest).fixed(1).build().name()).isEqualTo(longest);
+    assertThatThrownBy(() -> ConcurrencyLimit.builder(longest + "s").fixed(1).build())
+        .hasMessageStartingWith("Concurrency limit name '" + longest + "…' is blank, longer than 200 characters");
+    assertThatThrownBy(() -> ConcurrencyLimit.builder("{search").fixed(1).build())
+        .hasMessageContaining("contains a brace");
+  }
+
+  @Test
   void aFullQueueRefusesAtOnce() {
     ConcurrencyLimit limit = ConcurrencyLimit.builder("small").fixed(1).maxQueue(2).build();
     List<TestPublisher<String>> calls = new ArrayList<>();

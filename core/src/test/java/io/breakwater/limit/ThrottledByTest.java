@@ -287,6 +287,42 @@ class ThrottledByTest {
   }
 
   @Test
+  void aNameThatCannotTagARedisKeyIsRefused() {
+    assertThatThrownBy(() -> RateLimit.builder("open{ai}").requests(1, Duration.ofSeconds(1)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Rate limit name 'open{ai}' is blank, longer than 200 characters or contains a brace");
+  }
+
+  @Test
+  void a429WrappedByTheCallersOwnExceptionsIsStillRead() {
+    RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1)).build();
+    Throwable wrapped = new IllegalStateException("tool failed", new RuntimeException("client",
+        new HttpStatusException(429, Map.of("retry-after", List.of("3")))));
+    StepVerifier.create(Mono.error(wrapped).transformDeferred(throttledBy(rate))).verifyErrorMatches(e -> e == wrapped);
+    Probe probe = new Probe();
+    run(Mono.just(1), m -> m.transformDeferred(throttledBy(rate)), probe);
+    clock.advanceTimeBy(Duration.ofSeconds(3));
+    assertThat(probe.ranAt).containsExactly(3_000L);
+  }
+
+  @Test
+  void aCauseChainThatLoopsIsReadAFewCausesDeepAndNoFurther() {
+    RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1)).build();
+    RuntimeException a = new RuntimeException("a");
+    RuntimeException b = new RuntimeException("b", a);
+    a.initCause(b);
+    StepVerifier.create(Mono.error(a).transformDeferred(throttledBy(rate))).verifyErrorMatches(e -> e == a);
+    Throwable deep = new HttpStatusException(429, Map.of("retry-after", List.of("3")));
+    for (int i = 0; i < 8; i++) {
+      deep = new RuntimeException("wrapper " + i, deep);
+    }
+    StepVerifier.create(Mono.error(deep).transformDeferred(throttledBy(rate))).expectError().verify();
+    Probe probe = new Probe();
+    run(Mono.just(1), m -> m.transformDeferred(throttledBy(rate)), probe);
+    assertThat(probe.ranAt).as("a 429 under eight wrappers is not read").containsExactly(0L);
+  }
+
+  @Test
   void a429StopsEveryCallUntilItsRetryAfter() {
     RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1)).build();
     StepVerifier.create(Mono.error(new HttpStatusException(429, Map.of("Retry-After", List.of("7"))))

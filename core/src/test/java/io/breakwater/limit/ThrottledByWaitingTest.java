@@ -198,6 +198,19 @@ class ThrottledByWaitingTest {
   }
 
   @Test
+  void a429ThatLeavesPermitsStillStopsEveryCallUntilItsRetryAfter() {
+    RateLimit rate = RateLimit.builder("openai").requests(60, Duration.ofMinutes(1)).scheduler(() -> clock).build();
+    inFlight(rate, 0).error(new HttpStatusException(429, Map.of("retry-after", List.of("5"),
+        "x-ratelimit-limit-requests", List.of("60"), "x-ratelimit-remaining-requests", List.of("60"))));
+    assertThat(rate.availableRequests()).as("the provider still had them all").isEqualTo(60);
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+    call(rate, 0);
+    assertThat(ranAt).isEmpty();
+    clock.advanceTimeBy(Duration.ofSeconds(4));
+    assertThat(ranAt).containsExactly(5_000L);
+  }
+
+  @Test
   void whenTheHeadOfTheQueueLeavesTheNextRunsAsSoonAsItsOwnPermitsAreThere() {
     RateLimit rate = tokensPerMinute(1_000).maxWait(Duration.ofMinutes(1)).build();
     call(rate, 1_000);
@@ -239,6 +252,6 @@ class ThrottledByWaitingTest {
         .maxQueue(7).providerHeaders(ProviderRateLimits.openAi()).scheduler(() -> clock).build();
     call(rate, 0);
     assertThat(rate).hasToString("RateLimit{openai, requests 9/10, tokens unlimited, queued 0, maxWait 5s, "
-        + "maxQueue 7, " + ProviderRateLimits.openAi() + "}");
+        + "maxQueue 7, ProviderRateLimits.openAi()}");
   }
 }

@@ -2,6 +2,7 @@ package io.breakwater.internal.limit;
 
 import static io.breakwater.Breakwater.limitedBy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineSpec;
@@ -176,6 +177,18 @@ class SharedConcurrencyLimitTest {
     clock.advanceTimeBy(Duration.ofMillis(500));
     assertThat(limit.inFlight()).isEqualTo(1);
     assertThat(limit.queued()).as("the second waits in the local limit").isEqualTo(1);
+  }
+
+  @Test
+  void aLeaseOfThirtyMillisecondsToADayIsAcceptedAndOutsideThatRefused() {
+    assertThat(new SharedSettings(Duration.ofMillis(500), Duration.ofMillis(30), Duration.ofMillis(50), true).lease())
+        .isEqualTo(Duration.ofMillis(30));
+    assertThat(new SharedSettings(Duration.ofMillis(500), Duration.ofDays(1), Duration.ofMillis(50), true).lease())
+        .isEqualTo(Duration.ofDays(1));
+    assertThatThrownBy(() -> new SharedSettings(Duration.ofMillis(500), Duration.ofDays(2), Duration.ofMillis(50),
+        true)).hasMessage("Shared limit lease is PT48H: give a positive duration of at most a day");
+    assertThatThrownBy(() -> new SharedSettings(Duration.ofMillis(500), Duration.ofMillis(29), Duration.ofMillis(50),
+        true)).hasMessageContaining("give at least 30 ms");
   }
 
   @Test

@@ -1,8 +1,10 @@
 package io.breakwater.internal.limit;
 
 import static io.breakwater.Breakwater.throttledBy;
+import static io.breakwater.Breakwater.withTaskBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.agent.TaskBudget;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.failure.HttpStatusException;
@@ -347,6 +349,27 @@ class SharedRateLimitTest {
     clock.advanceTimeBy(Duration.ofMillis(1));
     assertThat(errors).singleElement().satisfies(e ->
         assertThat(((LimitExceededException) e).reason()).isEqualTo(Reason.WAITED_TOO_LONG));
+  }
+
+  @Test
+  void oneTaskQueueingManyCallsDoesNotStarveAnotherTasksCall() {
+    RateLimit limit = new SharedRateLimit(new RateSettings("openai", 60, Duration.ofMinutes(1), -1, null,
+        ProviderRateLimits.all(), Duration.ofMinutes(1), 1000, () -> clock),
+        new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true),
+        new FakeBucketStore(clock, new RateSettings("openai", 60, Duration.ofMinutes(1), -1, null,
+            ProviderRateLimits.all(), Duration.ofMinutes(1), 1000, () -> clock)));
+    TaskBudget budget = TaskBudget.builder(Duration.ofHours(1)).scheduler(() -> clock).build();
+    List<String> order = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      Mono.just(i).transformDeferred(throttledBy(limit)).subscribe();
+    }
+    Flux.range(0, 30).flatMap(i -> Mono.fromCallable(() -> order.add("A")).transformDeferred(throttledBy(limit)))
+        .transformDeferred(withTaskBudget(budget)).subscribe();
+    Flux.range(0, 5).concatMap(i -> Mono.fromCallable(() -> order.add("B")).transformDeferred(throttledBy(limit)))
+        .transformDeferred(withTaskBudget(budget)).subscribe();
+    clock.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(order).as("one request a second, shared between the two tasks: %s", order).hasSize(10)
+        .containsExactly("A", "B", "A", "B", "A", "B", "A", "B", "A", "B");
   }
 
   /** Runs a call that fails with {@code error} through {@code limit}. */
