@@ -12,7 +12,7 @@ public interface PermitStore {
   /** Sets how many permits there are in all; called before the first {@link #tryAcquire}. */
   Mono<Void> limit(int permits);
 
-  /** Takes one permit leased for {@code lease}: emits its id, or completes empty when none is free. */
+  /** Takes one permit leased for {@code lease}: emits its id (never empty), or completes empty when none is free. */
   Mono<String> tryAcquire(Duration lease);
 
   /** Gives a permit back; a permit whose lease already ran out is not an error. */

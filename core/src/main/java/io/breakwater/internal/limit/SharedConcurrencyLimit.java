@@ -38,6 +38,8 @@ import reactor.util.context.ContextView;
 public final class SharedConcurrencyLimit extends ConcurrencyEngine {
 
   private static final Logger LOG = Loggers.getLogger(SharedConcurrencyLimit.class);
+  /** The store's answer when no permit is free: a permit's id is never empty. */
+  private static final String NO_PERMIT = "";
 
   private final ConcurrencySettings settings;
   private final SharedSettings shared;
@@ -158,8 +160,17 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     }
     Waiter asked = head;
     Mono<Void> setUp = limitSet ? Mono.empty() : store.limit(settings.fixed()).doOnSuccess(v -> limitSet = true);
+    // One answer per request: a Mono's subscriber given a completion callback runs it after a value too, and the
+    // head's request would then be taken as over while the next one is in flight (two requests, one permit lost).
     StoreCallBound.within(setUp.then(store.tryAcquire(shared.lease())), shared.operationTimeout(), scheduler())
-        .subscribe(id -> permit(asked, id), this::storeUnreachable, () -> noPermit(asked));
+        .defaultIfEmpty(NO_PERMIT)
+        .subscribe(id -> {
+          if (id.isEmpty()) {
+            noPermit(asked);
+          } else {
+            permit(asked, id);
+          }
+        }, this::storeUnreachable);
   }
 
   private void permit(Waiter asked, String id) {

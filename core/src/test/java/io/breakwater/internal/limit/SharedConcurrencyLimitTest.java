@@ -261,6 +261,33 @@ class SharedConcurrencyLimitTest {
   }
 
   @Test
+  void anInstanceAsksTheStoreForOnePermitAtATimeAndLosesNoneWhenAnswersComeLater() {
+    AnsweringPermitStore later = new AnsweringPermitStore();
+    ConcurrencyLimit limit = new SharedConcurrencyLimit(new ConcurrencySettings("search", 1, null,
+        Duration.ofSeconds(30), 1000, FailureClassifier.defaults(), () -> clock),
+        new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true), later);
+    List<TestPublisher<String>> calls = List.of(TestPublisher.create(), TestPublisher.create(),
+        TestPublisher.create());
+    List<String> answers = new ArrayList<>();
+    calls.get(0).mono().transformDeferred(limitedBy(limit)).subscribe(answers::add);
+    calls.get(1).mono().transformDeferred(limitedBy(limit)).subscribe(answers::add);
+    later.grantOldest();   // the first call runs; the second call's request goes out
+    calls.get(2).mono().transformDeferred(limitedBy(limit)).subscribe(answers::add);
+    assertThat(later.mostAskingAtOnce).as("requests for a permit in flight at once").hasValue(1);
+
+    calls.get(0).emit("first");   // its permit comes back; the second call's request is answered next
+    later.grantOldest();
+    calls.get(1).emit("second");
+    later.grantOldest();
+    calls.get(2).emit("third");
+    assertThat(answers).containsExactly("first", "second", "third");
+    assertThat(later.mostAskingAtOnce).hasValue(1);
+    assertThat(later.held).as("permits left taken in the store").isEmpty();
+    assertThat(limit.inFlight()).isZero();
+    assertThat(limit.queued()).isZero();
+  }
+
+  @Test
   void anUnreachableStoreLetsCallsThroughALocalLimitOfTheSameSizeWhenFailingOpen() {
     ConcurrencyLimit limit = instance(2, true);
     store.down = true;

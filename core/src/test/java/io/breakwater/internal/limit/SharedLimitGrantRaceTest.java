@@ -10,8 +10,6 @@ import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.ProviderRateLimits;
 import io.breakwater.limit.RateLimit;
 import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -42,17 +40,14 @@ class SharedLimitGrantRaceTest {
 
   @Test
   void aConcurrencyPermitAnsweredWhileItsCallerLeavesIsGivenBackExactlyOnce() {
-    AnsweredByTheTest store = new AnsweredByTheTest();
+    AnsweringPermitStore store = new AnsweringPermitStore();
     ConcurrencyLimit limit = new SharedConcurrencyLimit(new ConcurrencySettings("search", 1, null,
         Duration.ofSeconds(30), 10, FailureClassifier.defaults(), () -> clock),
         new SharedSettings(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30), true), store);
     for (int round = 0; round < ROUNDS; round++) {
       Disposable caller = Mono.never().transformDeferred(limitedBy(limit)).subscribe();
-      Sinks.One<String> answer = store.pending.getAndSet(null);
-      assertThat(answer).as("round %d asked the store", round).isNotNull();
-      String id = "p" + round;
-      store.held.add(id);
-      RaceTestUtils.race(() -> answer.tryEmitValue(id), caller::dispose);
+      assertThat(store.pending).as("round %d asked the store", round).hasSize(1);
+      RaceTestUtils.race(store::grantOldest, caller::dispose);
       assertThat(limit.inFlight()).as("round %d: in flight after the caller left", round).isZero();
       assertThat(store.held).as("round %d: permits still held in the store", round).isEmpty();
     }
@@ -76,34 +71,6 @@ class SharedLimitGrantRaceTest {
       RaceTestUtils.race(() -> answer.tryEmitValue(taken), caller::dispose);
       assertThat(sent.get() + store.neverSent.get())
           .as("round %d: calls sent, plus calls never sent whose tokens were settled", round).isEqualTo(round + 1);
-    }
-  }
-
-  /** Permits whose {@code tryAcquire} the test answers; a release removes the permit from {@link #held}. */
-  private static final class AnsweredByTheTest implements PermitStore {
-    final AtomicReference<Sinks.One<String>> pending = new AtomicReference<>();
-    final Set<String> held = ConcurrentHashMap.newKeySet();
-
-    @Override
-    public Mono<Void> limit(int permits) {
-      return Mono.empty();
-    }
-
-    @Override
-    public Mono<String> tryAcquire(Duration lease) {
-      Sinks.One<String> answer = Sinks.one();
-      pending.set(answer);
-      return answer.asMono();
-    }
-
-    @Override
-    public Mono<Void> release(String id) {
-      return Mono.fromRunnable(() -> held.remove(id));
-    }
-
-    @Override
-    public Mono<Boolean> renew(String id, Duration lease) {
-      return Mono.just(held.contains(id));
     }
   }
 
