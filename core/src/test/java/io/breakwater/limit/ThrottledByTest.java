@@ -268,6 +268,13 @@ class ThrottledByTest {
     caller.dispose();
     assertThat(rate.availableTokens()).isEqualTo(900);
 
+    TestPublisher<Reply> unused = TestPublisher.create();
+    Disposable unusedCaller = unused.flux()
+        .transformDeferred(throttledBy(rate, CallWeight.tokens(100, Reply::tokens))).subscribe();
+    unused.next(new Reply(0, Map.of()));
+    unusedCaller.dispose();
+    assertThat(rate.availableTokens()).as("a figure of 0: all 100 come back").isEqualTo(900);
+
     TestPublisher<Reply> silent = TestPublisher.create();
     silent.flux().transformDeferred(throttledBy(rate, CallWeight.tokens(600, Reply::tokens))).subscribe().dispose();
     assertThat(rate.availableTokens()).as("no figure: the estimate stays taken").isEqualTo(300);
@@ -320,6 +327,15 @@ class ThrottledByTest {
     Probe probe = new Probe();
     run(Mono.just(1), m -> m.transformDeferred(throttledBy(rate)), probe);
     assertThat(probe.ranAt).as("a 429 under eight wrappers is not read").containsExactly(0L);
+  }
+
+  @Test
+  void aNullElementFromABrokenPublisherIsRefusedNamingTheRule() {
+    RateLimit rate = limit("openai").requests(10, Duration.ofMinutes(1)).build();
+    TestPublisher<String> broken = TestPublisher.createNoncompliant(TestPublisher.Violation.ALLOW_NULL);
+    broken.flux().transformDeferred(throttledBy(rate)).subscribe(v -> {}, e -> {});
+    assertThatThrownBy(() -> broken.next(null)).isInstanceOf(NullPointerException.class)
+        .hasMessage("onNext(null) in throttledBy(openai): Reactive Streams rule 2.13");
   }
 
   @Test

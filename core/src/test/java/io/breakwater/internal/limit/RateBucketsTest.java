@@ -50,7 +50,8 @@ class RateBucketsTest {
     locked.refill(11 * S);
     assertThat(locked.available(TOKENS, 11 * S)).isCloseTo(100, within(1e-6));
 
-    RateBuckets published = new RateBuckets(SETTINGS, 10 * S);
+    RateBuckets published = new RateBuckets(SETTINGS, 0);
+    published.refill(10 * S);
     published.take(1_000);
     published.publish();
     published.refill(5 * S);
