@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.test.publisher.TestPublisher;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
@@ -114,6 +115,50 @@ class AdaptiveLimitTest {
     } finally {
       clock.dispose();
     }
+  }
+
+  @Test
+  void clientErrorsAreNotDropsAndLeaveTheLimitAlone() {
+    VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+    try {
+      ConcurrencyLimit limit = ConcurrencyLimit.builder("api").adaptive(10, 1, 200).scheduler(() -> clock).build();
+      for (int i = 0; i < 10; i++) {
+        Mono.error(new HttpStatusException(400)).transformDeferred(limitedBy(limit)).subscribe(v -> {}, e -> {});
+      }
+      assertThat(limit.limit()).as("a window of 400s, one call in flight at a time").isEqualTo(10);
+      for (int i = 0; i < 10; i++) {
+        Mono.error(new HttpStatusException(503)).transformDeferred(limitedBy(limit)).subscribe(v -> {}, e -> {});
+      }
+      assertThat(limit.limit()).as("a window of 503s: 10 %% off").isEqualTo(9);
+    } finally {
+      clock.dispose();
+    }
+  }
+
+  @Test
+  void anAdaptiveLimitPassesValuesOnAndEveryCallGivesItsPermitBackWhenItEnds() {
+    ConcurrencyLimit limit = ConcurrencyLimit.builder("api").adaptive(4, 1, 10).build();
+    TestPublisher<String> stream = TestPublisher.create();
+    List<String> seen = new ArrayList<>();
+    AtomicInteger completed = new AtomicInteger();
+    stream.flux().transformDeferred(limitedBy(limit)).subscribe(seen::add, e -> {}, completed::incrementAndGet);
+    stream.next("a");
+    assertThat(seen).containsExactly("a");
+    assertThat(limit.inFlight()).as("a stream holds its permit until it ends").isEqualTo(1);
+    stream.next("b").complete();
+    assertThat(seen).containsExactly("a", "b");
+    assertThat(completed).hasValue(1);
+    assertThat(limit.inFlight()).isZero();
+
+    TestPublisher<String> failing = TestPublisher.create();
+    failing.flux().transformDeferred(limitedBy(limit)).subscribe(v -> {}, e -> {});
+    failing.next("x").error(new IllegalStateException("reset"));
+    assertThat(limit.inFlight()).isZero();
+
+    Mono.empty().transformDeferred(limitedBy(limit)).subscribe(v -> {}, e -> {}, completed::incrementAndGet);
+    assertThat(completed).hasValue(2);
+    assertThat(Mono.just("v").transformDeferred(limitedBy(limit)).block()).isEqualTo("v");
+    assertThat(limit.inFlight()).isZero();
   }
 
   private static List<Integer> every(List<Integer> trace, int step) {

@@ -6,8 +6,11 @@ import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.ContextKeys;
 import io.breakwater.limit.LimitExceededException.Reason;
 import io.breakwater.retry.RetryPolicy;
 import java.time.Duration;
@@ -174,6 +177,80 @@ class LimitedByTest {
         .verify(Duration.ofSeconds(10));
     assertThat(dependency.subscribed).hasValue(0);
     holder.complete();
+  }
+
+  @Test
+  void aLimitThatDoesNotQueueRunsCallsWhilePermitsAreFreeAndSaysWhyItRefusesTheRest() {
+    for (ConcurrencyLimit limit : List.of(ConcurrencyLimit.builder("shed").fixed(1).maxQueue(0).build(),
+        ConcurrencyLimit.builder("shed").fixed(1).maxWait(Duration.ZERO).build())) {
+      List<Throwable> errors = new ArrayList<>();
+      TestPublisher<String> holder = TestPublisher.create();
+      holder.mono().transformDeferred(limitedBy(limit)).subscribe(v -> {}, errors::add);
+      holder.assertWasSubscribed();
+      Mono.just("x").transformDeferred(limitedBy(limit)).subscribe(v -> {}, errors::add);
+      assertThat(errors).singleElement().satisfies(e -> assertThat(e)
+          .hasMessage("Limit 'shed' refused the call: all 1 permits are taken and it does not queue calls"));
+      holder.complete();
+    }
+  }
+
+  @Test
+  void aCallWhoseDeadlineHasPassedIsRefusedAtOnceSayingSo() {
+    VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+    try {
+      ConcurrencyLimit limit = ConcurrencyLimit.builder("search").fixed(1).scheduler(() -> clock).build();
+      TestPublisher<String> holder = TestPublisher.create();
+      holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+      Deadline passed = Deadline.start(DeadlineSpec.builder(Duration.ofSeconds(1)).scheduler(() -> clock).build(),
+          clock);
+      clock.advanceTimeBy(Duration.ofSeconds(1));   // exactly at the deadline: no time left
+      StepVerifier.create(Mono.just("x").transformDeferred(limitedBy(limit))
+              .contextWrite(ctx -> ctx.put(ContextKeys.DEADLINE, passed)))
+          .expectErrorMessage("Limit 'search' refused the call: all 1 permits are taken and the deadline in force "
+              + "has passed")
+          .verify(Duration.ofSeconds(10));
+      assertThat(limit.queued()).isZero();
+    } finally {
+      clock.dispose();
+    }
+  }
+
+  @Test
+  void itsTextSaysItsKindLimitWhatIsInFlightAndWhatWaits() {
+    ConcurrencyLimit fixed = ConcurrencyLimit.builder("search").fixed(1).maxQueue(5).build();
+    TestPublisher<String> holder = TestPublisher.create();
+    holder.mono().transformDeferred(limitedBy(fixed)).subscribe();
+    Mono.just("x").transformDeferred(limitedBy(fixed)).subscribe(v -> {}, e -> {});
+    assertThat(fixed).hasToString("ConcurrencyLimit{search, fixed 1, in flight 1, queued 1, maxWait 10s, "
+        + "maxQueue 5}");
+    assertThat(ConcurrencyLimit.builder("gpu").adaptive(10, 2, 100).maxWait(Duration.ZERO).build())
+        .hasToString("ConcurrencyLimit{gpu, adaptive 10, in flight 0, queued 0, maxWait 0ns, maxQueue 1000}");
+    holder.complete();
+  }
+
+  @Test
+  void aFailingCallsErrorReachesItsCallerAndItsPermitComesBack() {
+    ConcurrencyLimit limit = ConcurrencyLimit.builder("search").fixed(1).build();
+    StepVerifier.create(Mono.error(new IllegalStateException("down")).transformDeferred(limitedBy(limit)))
+        .verifyErrorMessage("down");
+    assertThat(limit.inFlight()).isZero();
+  }
+
+  @Test
+  void anAdaptiveLimitsBoundsMayAllBeOne() {
+    ConcurrencyLimit one = ConcurrencyLimit.builder("gpu").adaptive(1, 1, 1).build();
+    assertThat(one.limit()).isEqualTo(1);
+    assertThat(ConcurrencyLimit.builder("gpu").adaptive(5, 1, 5).build().limit()).isEqualTo(5);
+  }
+
+  @Test
+  void aLimitsNameIsAShortTagWithoutBraces() {
+    String longest = "s".repeat(200);
+    assertThat(ConcurrencyLimit.builder(longest).fixed(1).build().name()).isEqualTo(longest);
+    assertThatThrownBy(() -> ConcurrencyLimit.builder(longest + "s").fixed(1).build())
+        .hasMessageStartingWith("Concurrency limit name '" + longest + "…' is blank, longer than 200 characters");
+    assertThatThrownBy(() -> ConcurrencyLimit.builder("{search").fixed(1).build())
+        .hasMessageContaining("contains a brace");
   }
 
   @Test

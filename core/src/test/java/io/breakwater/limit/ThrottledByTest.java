@@ -241,6 +241,104 @@ class ThrottledByTest {
   }
 
   @Test
+  void aStreamThroughTheLimitDeliversEveryElementAndCompletesAndAnEmptyMonoCompletes() {
+    RateLimit rate = limit("openai").requests(10, Duration.ofMinutes(1)).build();
+    StepVerifier.create(Flux.just(1, 2, 3).transformDeferred(throttledBy(rate))).expectNext(1, 2, 3)
+        .verifyComplete();
+    StepVerifier.create(Mono.empty().transformDeferred(throttledBy(rate, CallWeight.tokens(0)))).verifyComplete();
+    assertThat(rate.availableRequests()).isEqualTo(8);
+  }
+
+  @Test
+  void cancellingAThrottledCallCancelsItsUpstream() {
+    RateLimit rate = limit("openai").requests(10, Duration.ofMinutes(1)).build();
+    TestPublisher<String> call = TestPublisher.create();
+    Disposable caller = call.flux().transformDeferred(throttledBy(rate)).subscribe();
+    caller.dispose();
+    call.assertCancelled();
+  }
+
+  @Test
+  void aStreamCancelledAfterCarryingAUsageFigureIsCorrectedByIt() {
+    RateLimit rate = limit("openai").tokens(1_000, Duration.ofMinutes(1)).build();
+    TestPublisher<Reply> stream = TestPublisher.create();
+    Disposable caller = stream.flux().transformDeferred(throttledBy(rate, CallWeight.tokens(600, Reply::tokens)))
+        .subscribe();
+    stream.next(new Reply(100, Map.of()));
+    caller.dispose();
+    assertThat(rate.availableTokens()).isEqualTo(900);
+
+    TestPublisher<Reply> unused = TestPublisher.create();
+    Disposable unusedCaller = unused.flux()
+        .transformDeferred(throttledBy(rate, CallWeight.tokens(100, Reply::tokens))).subscribe();
+    unused.next(new Reply(0, Map.of()));
+    unusedCaller.dispose();
+    assertThat(rate.availableTokens()).as("a figure of 0: all 100 come back").isEqualTo(900);
+
+    TestPublisher<Reply> silent = TestPublisher.create();
+    silent.flux().transformDeferred(throttledBy(rate, CallWeight.tokens(600, Reply::tokens))).subscribe().dispose();
+    assertThat(rate.availableTokens()).as("no figure: the estimate stays taken").isEqualTo(300);
+  }
+
+  @Test
+  void aUsageFigureThatCannotBeReadFailsTheCallAndCancelsItsUpstream() {
+    RateLimit rate = limit("openai").tokens(1_000, Duration.ofMinutes(1)).build();
+    TestPublisher<Reply> call = TestPublisher.create();
+    IllegalStateException unreadable = new IllegalStateException("no usage in this reply");
+    StepVerifier.create(call.flux().transformDeferred(throttledBy(rate, CallWeight.<Reply>tokens(100, r -> {
+          throw unreadable;
+        }))))
+        .then(() -> call.next(new Reply(5, Map.of())))
+        .verifyErrorSatisfies(e -> assertThat(e).isSameAs(unreadable));
+    call.assertCancelled();
+  }
+
+  @Test
+  void aNameThatCannotTagARedisKeyIsRefused() {
+    assertThatThrownBy(() -> RateLimit.builder("open{ai}").requests(1, Duration.ofSeconds(1)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Rate limit name 'open{ai}' is blank, longer than 200 characters or contains a brace");
+  }
+
+  @Test
+  void a429WrappedByTheCallersOwnExceptionsIsStillRead() {
+    RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1)).build();
+    Throwable wrapped = new IllegalStateException("tool failed", new RuntimeException("client",
+        new HttpStatusException(429, Map.of("retry-after", List.of("3")))));
+    StepVerifier.create(Mono.error(wrapped).transformDeferred(throttledBy(rate))).verifyErrorMatches(e -> e == wrapped);
+    Probe probe = new Probe();
+    run(Mono.just(1), m -> m.transformDeferred(throttledBy(rate)), probe);
+    clock.advanceTimeBy(Duration.ofSeconds(3));
+    assertThat(probe.ranAt).containsExactly(3_000L);
+  }
+
+  @Test
+  void aCauseChainThatLoopsIsReadAFewCausesDeepAndNoFurther() {
+    RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1)).build();
+    RuntimeException a = new RuntimeException("a");
+    RuntimeException b = new RuntimeException("b", a);
+    a.initCause(b);
+    StepVerifier.create(Mono.error(a).transformDeferred(throttledBy(rate))).verifyErrorMatches(e -> e == a);
+    Throwable deep = new HttpStatusException(429, Map.of("retry-after", List.of("3")));
+    for (int i = 0; i < 8; i++) {
+      deep = new RuntimeException("wrapper " + i, deep);
+    }
+    StepVerifier.create(Mono.error(deep).transformDeferred(throttledBy(rate))).expectError().verify();
+    Probe probe = new Probe();
+    run(Mono.just(1), m -> m.transformDeferred(throttledBy(rate)), probe);
+    assertThat(probe.ranAt).as("a 429 under eight wrappers is not read").containsExactly(0L);
+  }
+
+  @Test
+  void aNullElementFromABrokenPublisherIsRefusedNamingTheRule() {
+    RateLimit rate = limit("openai").requests(10, Duration.ofMinutes(1)).build();
+    TestPublisher<String> broken = TestPublisher.createNoncompliant(TestPublisher.Violation.ALLOW_NULL);
+    broken.flux().transformDeferred(throttledBy(rate)).subscribe(v -> {}, e -> {});
+    assertThatThrownBy(() -> broken.next(null)).isInstanceOf(NullPointerException.class)
+        .hasMessage("onNext(null) in throttledBy(openai): Reactive Streams rule 2.13");
+  }
+
+  @Test
   void a429StopsEveryCallUntilItsRetryAfter() {
     RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1)).build();
     StepVerifier.create(Mono.error(new HttpStatusException(429, Map.of("Retry-After", List.of("7"))))

@@ -19,6 +19,7 @@ final class FakePermitStore implements PermitStore {
   /** When set, the next tryAcquire answers only after this delay. */
   volatile Duration answerDelay = Duration.ZERO;
   int asked;
+  int renewals;
 
   FakePermitStore(Scheduler clock) {
     this.clock = clock;
@@ -72,6 +73,7 @@ final class FakePermitStore implements PermitStore {
   public Mono<Boolean> renew(String id, Duration lease) {
     return answer(() -> {
       synchronized (this) {
+        renewals++;
         expire();
         if (!held.containsKey(id)) {
           return false;

@@ -2,8 +2,12 @@ package io.breakwater.internal.limit;
 
 import static io.breakwater.Breakwater.limitedBy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.failure.FailureClassifier;
+import io.breakwater.internal.ContextKeys;
 import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
@@ -33,6 +37,158 @@ class SharedConcurrencyLimitTest {
     return new SharedConcurrencyLimit(new ConcurrencySettings("search", limit, null, Duration.ofSeconds(30), 1000,
         FailureClassifier.defaults(), () -> clock),
         new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), failOpen), store);
+  }
+
+  private ConcurrencyLimit instance(int limit, Duration maxWait, int maxQueue) {
+    return new SharedConcurrencyLimit(new ConcurrencySettings("search", limit, null, maxWait, maxQueue,
+        FailureClassifier.defaults(), () -> clock),
+        new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true), store);
+  }
+
+  private static List<Throwable> refusals(ConcurrencyLimit limit, int calls) {
+    List<Throwable> errors = new ArrayList<>();
+    for (int i = 0; i < calls; i++) {
+      Mono.just("x").transformDeferred(limitedBy(limit)).subscribe(v -> {}, errors::add);
+    }
+    return errors;
+  }
+
+  @Test
+  void aCallThatMayNotWaitIsRefusedAtOnceWhenTheStoreHasNoPermitSayingWhy() {
+    for (ConcurrencyLimit limit : List.of(instance(1, Duration.ZERO, 1000), instance(1, Duration.ofSeconds(30), 0))) {
+      TestPublisher<String> holder = TestPublisher.create();
+      holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+      holder.assertWasSubscribed();
+      assertThat(refusals(limit, 1)).singleElement().satisfies(e -> {
+        assertThat(((LimitExceededException) e).reason()).isEqualTo(Reason.WOULD_WAIT_TOO_LONG);
+        assertThat(e).hasMessage("Limit 'search' refused the call: all 1 permits of fake semaphore are taken and "
+            + "it does not queue calls");
+      });
+      assertThat(limit.queued()).isZero();
+      holder.complete();
+    }
+  }
+
+  @Test
+  void aCallWhoseDeadlineHasPassedIsRefusedAtOnceSayingSo() {
+    ConcurrencyLimit limit = instance(1, true);
+    TestPublisher<String> holder = TestPublisher.create();
+    holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+    Deadline passed = Deadline.start(DeadlineSpec.builder(Duration.ofSeconds(1)).scheduler(() -> clock).build(),
+        clock);
+    clock.advanceTimeBy(Duration.ofSeconds(1));   // exactly at the deadline: no time left
+    List<Throwable> errors = new ArrayList<>();
+    Mono.just("late").transformDeferred(limitedBy(limit)).contextWrite(ctx -> ctx.put(ContextKeys.DEADLINE, passed))
+        .subscribe(v -> {}, errors::add);
+    assertThat(errors).singleElement().satisfies(e -> assertThat(e).hasMessage("Limit 'search' refused the call: "
+        + "all 1 permits of fake semaphore are taken and the deadline in force has passed"));
+
+    errors.clear();
+    Mono.just("waits").transformDeferred(limitedBy(limit)).subscribe();
+    Mono.just("late").transformDeferred(limitedBy(limit)).contextWrite(ctx -> ctx.put(ContextKeys.DEADLINE, passed))
+        .subscribe(v -> {}, errors::add);
+    assertThat(errors).as("behind a waiting call: refused without asking the store").singleElement()
+        .satisfies(e -> assertThat(e).hasMessage("Limit 'search' refused the call: calls already wait for a permit "
+            + "of fake semaphore and the deadline in force has passed"));
+    assertThat(limit.queued()).isEqualTo(1);
+  }
+
+  @Test
+  void aFullQueueRefusesTheNextCallAtOnce() {
+    ConcurrencyLimit limit = instance(1, Duration.ofSeconds(30), 1);
+    TestPublisher<String> holder = TestPublisher.create();
+    holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+    List<Throwable> errors = refusals(limit, 2);
+    assertThat(limit.queued()).isEqualTo(1);
+    assertThat(errors).singleElement().satisfies(e -> {
+      assertThat(((LimitExceededException) e).reason()).isEqualTo(Reason.QUEUE_FULL);
+      assertThat(e).hasMessageEndingWith("1 calls already wait for a permit of fake semaphore");
+    });
+  }
+
+  @Test
+  void aWaiterThatGetsNoPermitWithinItsMaxWaitIsRefusedWhenItRunsOut() {
+    ConcurrencyLimit limit = instance(1, Duration.ofSeconds(2), 1000);
+    TestPublisher<String> holder = TestPublisher.create();
+    holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+    List<Throwable> errors = refusals(limit, 1);
+    clock.advanceTimeBy(Duration.ofMillis(1_999));
+    assertThat(errors).isEmpty();
+    clock.advanceTimeBy(Duration.ofMillis(1));
+    assertThat(errors).singleElement().satisfies(e ->
+        assertThat(((LimitExceededException) e).reason()).isEqualTo(Reason.WAITED_TOO_LONG));
+    assertThat(limit.queued()).isZero();
+  }
+
+  @Test
+  void aPermitGivenBackGoesToTheNextWaiterOfTheSameInstanceAtOnce() {
+    ConcurrencyLimit limit = instance(1, true);
+    TestPublisher<String> holder = TestPublisher.create();
+    holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+    List<String> answers = new ArrayList<>();
+    Mono.just("next").transformDeferred(limitedBy(limit)).subscribe(answers::add);
+    holder.complete();
+    assertThat(answers).as("without waiting for the next poll").containsExactly("next");
+  }
+
+  @Test
+  void aFinishedCallsLeaseIsNoLongerRenewed() {
+    ConcurrencyLimit limit = instance(1, true);
+    TestPublisher<String> call = TestPublisher.create();
+    call.mono().transformDeferred(limitedBy(limit)).subscribe();
+    clock.advanceTimeBy(Duration.ofSeconds(3));
+    assertThat(store.renewals).as("every third of the 3 s lease").isEqualTo(3);
+    call.complete();
+    clock.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(store.renewals).isEqualTo(3);
+  }
+
+  @Test
+  void whileTheStoreIsDownCallsGoThroughTheLocalLimitWithoutWaitingForItAgain() {
+    ConcurrencyLimit limit = instance(2, true);
+    store.down = true;
+    List<Long> ranAt = new ArrayList<>();
+    Mono<Long> call = Mono.fromCallable(() -> clock.now(java.util.concurrent.TimeUnit.MILLISECONDS));
+    call.transformDeferred(limitedBy(limit)).subscribe(ranAt::add);
+    clock.advanceTimeBy(Duration.ofMillis(700));
+    call.transformDeferred(limitedBy(limit)).subscribe(ranAt::add);
+    assertThat(ranAt).as("the first waited for the store's timeout; the second did not ask it")
+        .containsExactly(500L, 700L);
+  }
+
+  @Test
+  void itsTextSaysTheSharedLimitItsStoreWhatIsHereAndWhatItDoesWhenTheStoreIsDown() {
+    ConcurrencyLimit limit = instance(3, true);
+    assertThat(limit.limit()).isEqualTo(3);
+    TestPublisher<String> holder = TestPublisher.create();
+    holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+    assertThat(limit).hasToString("ConcurrencyLimit{search, shared 3 in fake semaphore, in flight here 1, queued 0, "
+        + "lease 3s, fails open}");
+    assertThat(instance(3, false).toString()).endsWith(", fails closed}");
+  }
+
+  @Test
+  void callsWaitingInTheLocalFallbackCountAsQueued() {
+    ConcurrencyLimit limit = instance(1, true);
+    store.down = true;
+    for (int i = 0; i < 2; i++) {
+      TestPublisher.<String>create().mono().transformDeferred(limitedBy(limit)).subscribe();
+    }
+    clock.advanceTimeBy(Duration.ofMillis(500));
+    assertThat(limit.inFlight()).isEqualTo(1);
+    assertThat(limit.queued()).as("the second waits in the local limit").isEqualTo(1);
+  }
+
+  @Test
+  void aLeaseOfThirtyMillisecondsToADayIsAcceptedAndOutsideThatRefused() {
+    assertThat(new SharedSettings(Duration.ofMillis(500), Duration.ofMillis(30), Duration.ofMillis(50), true).lease())
+        .isEqualTo(Duration.ofMillis(30));
+    assertThat(new SharedSettings(Duration.ofMillis(500), Duration.ofDays(1), Duration.ofMillis(50), true).lease())
+        .isEqualTo(Duration.ofDays(1));
+    assertThatThrownBy(() -> new SharedSettings(Duration.ofMillis(500), Duration.ofDays(2), Duration.ofMillis(50),
+        true)).hasMessage("Shared limit lease is PT48H: give a positive duration of at most a day");
+    assertThatThrownBy(() -> new SharedSettings(Duration.ofMillis(500), Duration.ofMillis(29), Duration.ofMillis(50),
+        true)).hasMessageContaining("give at least 30 ms");
   }
 
   @Test
