@@ -148,6 +148,34 @@ class BreakerStateStoreTest {
     probeOfA.dispose();
   }
 
+  /**
+   * docs/breaker.md: a probe cancelled before it is handed over gives back its local permit. Its claim, still on its
+   * way, is left to its lease; the instance's next call may then probe again (here the store answers it).
+   */
+  @Test
+  void aProbeCancelledWhileItsClaimIsOnItsWayGivesBackItsPermitSoTheNextCallProbes() {
+    AtomicInteger claims = new AtomicInteger();
+    CountingStore firstClaimNeverAnswers = new CountingStore(BreakerStateStore.inMemory()) {
+      @Override
+      public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
+        return claims.incrementAndGet() == 1 ? Mono.never() : super.claimProbe(breaker, permits, lease);
+      }
+    };
+    CircuitBreaker a = instance(firstClaimNeverAnswers);
+    Calls.failTimes(a, 2);
+    clock.advanceTimeBy(a.openDuration());
+
+    AtomicInteger upstream = new AtomicInteger();
+    Disposable probe = counting(upstream, Mono.never()).transformDeferred(guardedBy(a)).subscribe();
+    probe.dispose();
+    assertThat(upstream).as("the cancelled probe never reached upstream").hasValue(0);
+
+    assertThat(Calls.outcome(a, counting(upstream, Mono.just("x")))).as("the next call probes, and succeeds").isNull();
+    assertThat(claims).as("it claimed the probe again").hasValue(2);
+    assertThat(upstream).hasValue(1);
+    assertThat(a.state()).isEqualTo(State.CLOSED);
+  }
+
   /** A store whose probe claims fail; everything else goes to {@code delegate}. */
   static final class FailingClaims extends CountingStore {
     FailingClaims(BreakerStateStore delegate) {
