@@ -176,6 +176,33 @@ class BreakerStateStoreTest {
     assertThat(a.state()).isEqualTo(State.CLOSED);
   }
 
+  /** A probe cancelled before its claim was answered releases no claim: the claim another instance holds stays held. */
+  @Test
+  void aProbeCancelledBeforeItsClaimWasAnsweredReleasesNoClaimOfAnotherInstance() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CountingStore claimsNeverAnswered = new CountingStore(shared) {
+      @Override
+      public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
+        return Mono.never();
+      }
+    };
+    CircuitBreaker a = instance(shared);
+    CircuitBreaker b = instance(claimsNeverAnswered);
+    CircuitBreaker c = instance(shared);
+    Calls.failTimes(a, 2);
+    clock.advanceTimeBy(a.openDuration());
+
+    AtomicInteger upstream = new AtomicInteger();
+    Disposable probeOfA = counting(upstream, Mono.never()).transformDeferred(guardedBy(a)).subscribe();
+    counting(upstream, Mono.never()).transformDeferred(guardedBy(b)).subscribe().dispose();
+    assertThat(upstream).as("a probes; b's probe was cancelled while claiming").hasValue(1);
+
+    assertThat(Calls.outcome(c, counting(upstream, Mono.just("x")))).as("a still holds the only claim")
+        .isInstanceOf(CircuitBreakerOpenException.class);
+    assertThat(upstream).hasValue(1);
+    probeOfA.dispose();
+  }
+
   /** A store whose probe claims fail; everything else goes to {@code delegate}. */
   static final class FailingClaims extends CountingStore {
     FailingClaims(BreakerStateStore delegate) {
