@@ -203,6 +203,35 @@ class BreakerStateStoreTest {
     probeOfA.dispose();
   }
 
+  /** The same for a tool and its family, both probing: the cancelled probe gives back the family's permit too. */
+  @Test
+  void aProbeOfAToolAndItsFamilyCancelledWhileClaimingGivesBackBothPermits() {
+    AtomicInteger claims = new AtomicInteger();
+    CountingStore firstClaimNeverAnswers = new CountingStore(BreakerStateStore.inMemory()) {
+      @Override
+      public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
+        return claims.incrementAndGet() == 1 ? Mono.never() : super.claimProbe(breaker, permits, lease);
+      }
+    };
+    CircuitBreakerRegistry registry = CircuitBreakerRegistry.builder()
+        .breakers(name -> Calls.on(clock, name).minimumCalls(2).stateStore(firstClaimNeverAnswers).build())
+        .build();
+    AtomicInteger upstream = new AtomicInteger();
+    for (int i = 0; i < 2; i++) {
+      Mono.error(new io.breakwater.failure.HttpStatusException(503)).transformDeferred(guardedBy(registry,
+          "gmail.send")).subscribe(v -> { }, e -> { });
+    }
+    assertThat(registry.familyBreaker("gmail").state()).isEqualTo(State.OPEN);
+    clock.advanceTimeBy(registry.familyBreaker("gmail").openDuration());
+
+    counting(upstream, Mono.never()).transformDeferred(guardedBy(registry, "gmail.send")).subscribe().dispose();
+    java.util.concurrent.atomic.AtomicReference<Object> next = new java.util.concurrent.atomic.AtomicReference<>();
+    counting(upstream, Mono.just("x")).transformDeferred(guardedBy(registry, "gmail.send"))
+        .subscribe(next::set, next::set);
+    assertThat(next).as("the next call probes the family and the tool, and succeeds").hasValue("x");
+    assertThat(registry.familyBreaker("gmail").state()).isEqualTo(State.CLOSED);
+  }
+
   /** A store whose probe claims fail; everything else goes to {@code delegate}. */
   static final class FailingClaims extends CountingStore {
     FailingClaims(BreakerStateStore delegate) {
