@@ -161,12 +161,20 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
      */
     Mono<T> run() {
       return claim()
-          .flatMap(claim -> claim instanceof Busy busy
-              ? awaitChange(busy).switchIfEmpty(claim()
-                  .flatMap(again -> again instanceof Busy stillBusy ? awaitChange(stillBusy) : Mono.just(again))
-                  .repeatWhenEmpty(Integer.MAX_VALUE, repeats -> repeats))
-              : Mono.just(claim))
+          .flatMap(first -> first instanceof Busy busy
+              ? awaitChange(busy).switchIfEmpty(claimUntilNotBusy())
+              : Mono.just(first))
           .flatMap(this::onClaim);
+    }
+
+    /** Claims again after every change (or wait) until the answer is not {@link Busy}. */
+    private Mono<Claim> claimUntilNotBusy() {
+      return claim().flatMap(this::unlessBusy).repeatWhenEmpty(Integer.MAX_VALUE, repeats -> repeats);
+    }
+
+    /** {@code claim}, or, when it is {@link Busy}, empty once the key may have changed. */
+    private Mono<Claim> unlessBusy(Claim claim) {
+      return claim instanceof Busy busy ? awaitChange(busy) : Mono.just(claim);
     }
 
     private Mono<Claim> claim() {
