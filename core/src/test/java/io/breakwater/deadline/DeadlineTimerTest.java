@@ -5,6 +5,7 @@ import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.internal.deadline.TimerWheel;
+import io.breakwater.testing.DelegatingScheduler;
 import io.breakwater.testing.TaskCountingScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -260,26 +261,11 @@ class DeadlineTimerTest {
     // On a clock that moves between two reads, as a real one does, the first attempt still gets 0.6 of the whole
     // budget: it starts at the instant the deadline started, not at a later reading.
     VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
-    Scheduler moving = new Scheduler() {
+    Scheduler moving = new DelegatingScheduler(virtual) {
       @Override
       public long now(TimeUnit unit) {
         virtual.advanceTimeBy(Duration.ofMillis(1));
         return virtual.now(unit);
-      }
-
-      @Override
-      public Disposable schedule(Runnable task) {
-        return virtual.schedule(task);
-      }
-
-      @Override
-      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-        return virtual.schedule(task, delay, unit);
-      }
-
-      @Override
-      public Worker createWorker() {
-        return virtual.createWorker();
       }
     };
     Duration[] seen = new Duration[1];

@@ -10,13 +10,12 @@ import reactor.core.scheduler.Scheduler;
  * long GC pause), delegating to another (usually a {@code VirtualTimeScheduler}) for time. Immediate tasks and
  * workers are the delegate's.
  */
-public final class LateScheduler implements Scheduler {
+public final class LateScheduler extends DelegatingScheduler {
 
-  private final Scheduler delegate;
   private volatile long lagNanos;
 
   public LateScheduler(Scheduler delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Delayed tasks scheduled from now on run {@code lag} late. */
@@ -25,27 +24,7 @@ public final class LateScheduler implements Scheduler {
   }
 
   @Override
-  public Disposable schedule(Runnable task) {
-    return delegate.schedule(task);
-  }
-
-  @Override
   public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
     return delegate.schedule(task, unit.toNanos(delay) + lagNanos, TimeUnit.NANOSECONDS);
-  }
-
-  @Override
-  public long now(TimeUnit unit) {
-    return delegate.now(unit);
-  }
-
-  @Override
-  public Worker createWorker() {
-    return delegate.createWorker();
-  }
-
-  @Override
-  public void dispose() {
-    delegate.dispose();
   }
 }

@@ -11,14 +11,13 @@ import reactor.core.scheduler.Scheduler;
  * are still pending: scheduled, neither run nor disposed. Tests use it to prove that timers are armed only when
  * needed and are never left behind after cancellation.
  */
-public final class TaskCountingScheduler implements Scheduler {
+public final class TaskCountingScheduler extends DelegatingScheduler {
 
-  private final Scheduler delegate;
   private final AtomicInteger pending = new AtomicInteger();
   private final AtomicInteger scheduled = new AtomicInteger();
 
   public TaskCountingScheduler(Scheduler delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Delayed tasks scheduled and not yet run or disposed. */
@@ -29,11 +28,6 @@ public final class TaskCountingScheduler implements Scheduler {
   /** Delayed tasks ever scheduled. */
   public int scheduledTasks() {
     return scheduled.get();
-  }
-
-  @Override
-  public Disposable schedule(Runnable task) {
-    return delegate.schedule(task);
   }
 
   @Override
@@ -61,20 +55,5 @@ public final class TaskCountingScheduler implements Scheduler {
         return d.isDisposed();
       }
     };
-  }
-
-  @Override
-  public long now(TimeUnit unit) {
-    return delegate.now(unit);
-  }
-
-  @Override
-  public Worker createWorker() {
-    return delegate.createWorker();
-  }
-
-  @Override
-  public void dispose() {
-    delegate.dispose();
   }
 }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineSpec;
+import io.breakwater.testing.DelegatingScheduler;
 import io.breakwater.testing.TaskCountingScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -437,35 +438,6 @@ class TimerWheelTest {
   private static long slotStartAfter(long at) {
     long tick = 1L << TimerWheel.TICK_SHIFT;
     return (at + tick - 1) & -tick;
-  }
-
-  /** A scheduler that passes everything to another one; tests override what they change. */
-  private static class DelegatingScheduler implements Scheduler {
-    private final Scheduler delegate;
-
-    DelegatingScheduler(Scheduler delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public Disposable schedule(Runnable task) {
-      return delegate.schedule(task);
-    }
-
-    @Override
-    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-      return delegate.schedule(task, delay, unit);
-    }
-
-    @Override
-    public long now(TimeUnit unit) {
-      return delegate.now(unit);
-    }
-
-    @Override
-    public Worker createWorker() {
-      return delegate.createWorker();
-    }
   }
 
   /** A bare timer that runs an action when it fires. */
