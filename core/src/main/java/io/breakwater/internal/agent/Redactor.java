@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.breakwater.internal.idempotency.CanonicalJson;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -42,10 +44,18 @@ public final class Redactor {
   /** The shortest value of a sensitive field that {@link #redactText(String, Object)} masks where it is echoed. */
   public static final int MIN_ECHOED_SECRET = 4;
 
+  /**
+   * Reads a tool's arguments: Java time and {@code Optional} values, and nothing found on the class path. A
+   * {@code findAndAddModules()} here scanned every jar for Jackson modules when the class was initialised, and with
+   * jackson-module-kotlin on the class path (Spring AI, the OpenAI SDK) every argument was read through Kotlin
+   * reflection, which loads its metadata from jar files at the first failure: on an event loop, a blocking read in a
+   * static initialiser, whose error (under BlockHound) left Kotlin's classes unusable for the rest of the JVM.
+   */
   private static final ObjectMapper MAPPER = JsonMapper.builder()
       .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-      .findAndAddModules()
+      .addModule(new JavaTimeModule())
+      .addModule(new Jdk8Module())
       .build();
 
   /**
@@ -65,6 +75,11 @@ public final class Redactor {
     Set<String> all = new HashSet<>(SENSITIVE_NAMES);
     extraFields.forEach(f -> all.add(normalise(f)));
     this.fields = Set.copyOf(all);
+  }
+
+  /** The ids of the Jackson modules that read tool arguments (for tests). */
+  static Set<Object> argumentModules() {
+    return MAPPER.getRegisteredModuleIds();
   }
 
   /** Whether a field of this name is redacted. */

@@ -22,8 +22,8 @@ import reactor.util.context.Context;
 public final class HttpTransport implements Transport {
 
   static {
-    // HttpResponses' static initialiser (through the Redactor's) loads Jackson modules with a ServiceLoader, which
-    // reads jar files: it must run here, when a client is built, never on an event loop at the first error status.
+    // HttpResponses' static initialiser (through the Redactor's) builds a Jackson mapper, loading its classes from jar
+    // files: it runs here, when a client is built, not on an event loop at the first error status.
     try {
       Class.forName(HttpResponses.class.getName(), true, HttpTransport.class.getClassLoader());
     } catch (ClassNotFoundException impossible) {
