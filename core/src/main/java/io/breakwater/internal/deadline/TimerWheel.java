@@ -388,8 +388,13 @@ public final class TimerWheel {
         try {
           t.expire(now);
         } catch (Throwable e) {
-          Exceptions.throwIfJvmFatal(e);
+          // Every timer taken out fires, whatever another throws: they are unlinked already, and one call's error,
+          // even a JVM-fatal one (a class that failed to initialise), must not leave the calls filed beside it
+          // without their deadline. A fatal error is rethrown first, the others suppressed in it.
           if (failure == null) {
+            failure = e;
+          } else if (Exceptions.isJvmFatal(e) && !Exceptions.isJvmFatal(failure)) {
+            e.addSuppressed(failure);
             failure = e;
           } else {
             failure.addSuppressed(e);
@@ -398,6 +403,7 @@ public final class TimerWheel {
         t = following;
       }
       if (failure != null) {
+        Exceptions.throwIfJvmFatal(failure);
         throw Exceptions.propagate(failure);   // to the scheduler's error handling, as a timer task's own would go
       }
     }

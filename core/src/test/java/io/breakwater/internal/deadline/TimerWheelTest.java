@@ -313,6 +313,45 @@ class TimerWheelTest {
   }
 
   @Test
+  void aTimerThatThrowsAJvmFatalErrorLeavesTheOthersOfItsSlotFiringAndTheErrorIsRethrownWithTheOthersSuppressed() {
+    // a class that failed to initialise makes every later use of it throw NoClassDefFoundError, which Reactor treats
+    // as fatal: the deadlines of the calls filed beside the one that met it must still fire
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    List<Throwable> thrown = new ArrayList<>();
+    Scheduler reporting = new DelegatingScheduler(virtual) {
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        return super.schedule(() -> {
+          try {
+            task.run();
+          } catch (Throwable e) {
+            thrown.add(e);
+          }
+        }, delay, unit);
+      }
+    };
+    long at = reporting.now(TimeUnit.NANOSECONDS) + TimeUnit.MILLISECONDS.toNanos(20);
+    IllegalStateException ordinary = new IllegalStateException("a handler that throws");
+    NoClassDefFoundError fatal = new NoClassDefFoundError("Could not initialize class Poisoned");
+    AtomicInteger fired = new AtomicInteger();
+    TimerWheel wheel = TimerWheel.of(reporting);
+    wheel.file(new Fires(() -> {
+      throw ordinary;
+    }), at, reporting);
+    wheel.file(new Fires(() -> {
+      throw fatal;
+    }), at, reporting);
+    wheel.file(new Fires(fired::incrementAndGet), at, reporting);
+    wheel.file(new Fires(fired::incrementAndGet), at, reporting);
+
+    virtual.advanceTimeBy(Duration.ofMillis(20));
+    assertThat(fired).as("the timers after the fatal one").hasValue(2);
+    assertThat(thrown).containsExactly(fatal);
+    assertThat(fatal.getSuppressed()).containsExactly(ordinary);
+    assertThat(wheel.filed()).isZero();
+  }
+
+  @Test
   void timersThatThrowInOneSlotReachTheSchedulersErrorHandlingAsOneErrorWithTheOthersSuppressed() {
     VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
     List<Throwable> thrown = new ArrayList<>();
