@@ -12,6 +12,7 @@ import io.breakwater.failure.HttpStatusException;
 import java.util.Map;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Cookbook: a LangChain4j {@link StreamingChatModel} as a {@code Flux} of tokens, so that Breakwater's stream
@@ -24,6 +25,11 @@ import reactor.core.publisher.FluxSink;
  *
  * <ul>
  *   <li><b>Lazy:</b> each subscription sends its own request; nothing is sent at assembly.</li>
+ *   <li><b>Threads:</b> the request starts on {@code Schedulers.boundedElastic()}. LangChain4j's JDK client reads
+ *       the stream in a stage of the response's future, and a stage added to a future that has already completed
+ *       runs on the thread that adds it: on a fast server that is the thread that calls {@code chat}, which then
+ *       blocks reading the whole stream. Started from a retry's timer or an event loop, that would hold a thread
+ *       that must never block.</li>
  *   <li><b>Backpressure:</b> the model pushes tokens as its server sends them and cannot be paused, so they are
  *       buffered, up to {@link #MAX_BUFFERED_TOKENS}; a subscriber that falls further behind fails with an overflow
  *       {@code IllegalStateException} instead of growing the heap without bound.</li>
@@ -49,9 +55,10 @@ public final class LangChain4jTokens {
     return Flux.<String>create(sink -> {
           TokenHandler handler = new TokenHandler(sink);
           sink.onCancel(handler::cancel);
-          // returns at once; the tokens come on the HTTP client's threads
+          // the tokens come on the HTTP client's threads, or on this one when the response is already there
           handler.body.start(() -> model.chat(request, handler));
         }, FluxSink.OverflowStrategy.IGNORE)
+        .subscribeOn(Schedulers.boundedElastic())      // so that this thread may block reading the stream
         .onBackpressureBuffer(MAX_BUFFERED_TOKENS);   // the model cannot be paused: buffer, bounded
   }
 

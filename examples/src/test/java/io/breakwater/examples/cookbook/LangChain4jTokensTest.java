@@ -16,6 +16,8 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
@@ -46,25 +48,42 @@ class LangChain4jTokensTest {
       }
     };
 
+    private final CountDownLatch chatted = new CountDownLatch(1);
+
     @Override
     public void doChat(ChatRequest request, StreamingChatResponseHandler handler) {
       requests.incrementAndGet();
       this.handler = handler;
+      chatted.countDown();
+    }
+
+    /** The handler of the stream the adapter started, once it has started it (on another thread). */
+    StreamingChatResponseHandler handler() {
+      try {
+        assertThat(chatted.await(5, TimeUnit.SECONDS)).as("the adapter started the model's stream").isTrue();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+      return handler;
     }
 
     void token(String text) {
-      handler.onPartialResponse(new PartialResponse(text), new PartialResponseContext(handle));
+      handler().onPartialResponse(new PartialResponse(text), new PartialResponseContext(handle));
     }
   }
 
   @Test
-  void nothingIsSentBeforeSubscriptionAndEachSubscriptionSendsItsOwnRequest() {
+  void nothingIsSentBeforeSubscriptionAndEachSubscriptionSendsItsOwnRequest() throws InterruptedException {
     PushedModel model = new PushedModel();
     var tokens = LangChain4jTokens.tokens(model, REQUEST);
     assertThat(model.requests).hasValue(0);
 
-    tokens.subscribe().dispose();
-    tokens.subscribe().dispose();
+    tokens.subscribe();
+    tokens.subscribe();
+    for (int i = 0; i < 500 && model.requests.get() < 2; i++) {
+      Thread.sleep(10);   // each request starts on boundedElastic
+    }
     assertThat(model.requests).hasValue(2);
   }
 
@@ -76,7 +95,7 @@ class LangChain4jTokensTest {
           for (int i = 0; i < 100; i++) {
             model.token("t" + i);
           }
-          model.handler.onCompleteResponse(null);
+          model.handler().onCompleteResponse(null);
         })
         .expectNoEvent(Duration.ZERO)
         .thenRequest(100)
@@ -104,6 +123,7 @@ class LangChain4jTokensTest {
   void cancellingBeforeTheFirstTokenCancelsTheStreamWhenItComesAndDeliversNothing() {
     PushedModel model = new PushedModel();
     StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
+        .then(model::handler)   // the request is out
         .thenCancel()
         .verify();
     assertThat(model.cancellations).hasValue(0);   // no handle yet: nothing to cancel with
@@ -137,7 +157,7 @@ class LangChain4jTokensTest {
       // as LangChain4j reports it: one of its own exception types, with the HTTP error as the cause
       Throwable reported = new RetriableException(new HttpException(status, "{\"error\":\"no\"}"));
       StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
-          .then(() -> model.handler.onError(reported))
+          .then(() -> model.handler().onError(reported))
           .verifyErrorSatisfies(e -> {
             assertThat(e).isInstanceOf(HttpStatusException.class).hasCause(reported);
             assertThat(((HttpStatusException) e).status()).isEqualTo(status);
@@ -151,7 +171,7 @@ class LangChain4jTokensTest {
     PushedModel model = new PushedModel();
     IOException reset = new IOException("Connection reset");
     StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
-        .then(() -> model.handler.onError(reset))
+        .then(() -> model.handler().onError(reset))
         .verifyErrorSatisfies(e -> assertThat(e).isSameAs(reset));
   }
 }
