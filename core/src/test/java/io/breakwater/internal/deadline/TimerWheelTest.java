@@ -318,18 +318,7 @@ class TimerWheelTest {
     // as fatal: the deadlines of the calls filed beside the one that met it must still fire
     VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
     List<Throwable> thrown = new ArrayList<>();
-    Scheduler reporting = new DelegatingScheduler(virtual) {
-      @Override
-      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-        return super.schedule(() -> {
-          try {
-            task.run();
-          } catch (Throwable e) {
-            thrown.add(e);
-          }
-        }, delay, unit);
-      }
-    };
+    Scheduler reporting = reporting(virtual, thrown);
     long at = reporting.now(TimeUnit.NANOSECONDS) + TimeUnit.MILLISECONDS.toNanos(20);
     IllegalStateException ordinary = new IllegalStateException("a handler that throws");
     NoClassDefFoundError fatal = new NoClassDefFoundError("Could not initialize class Poisoned");
@@ -355,18 +344,7 @@ class TimerWheelTest {
   void timersThatThrowInOneSlotReachTheSchedulersErrorHandlingAsOneErrorWithTheOthersSuppressed() {
     VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
     List<Throwable> thrown = new ArrayList<>();
-    Scheduler reporting = new DelegatingScheduler(virtual) {
-      @Override
-      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-        return super.schedule(() -> {
-          try {
-            task.run();
-          } catch (RuntimeException e) {
-            thrown.add(e);
-          }
-        }, delay, unit);
-      }
-    };
+    Scheduler reporting = reporting(virtual, thrown);
     long at = reporting.now(TimeUnit.NANOSECONDS) + TimeUnit.MILLISECONDS.toNanos(20);
     IllegalStateException first = new IllegalStateException("first handler");
     IllegalStateException second = new IllegalStateException("second handler");
@@ -480,6 +458,22 @@ class TimerWheelTest {
   }
 
   /** A bare timer that runs an action when it fires. */
+  /** {@code virtual}, whose tasks' errors (what would reach the scheduler's error handling) go to {@code thrown}. */
+  private static Scheduler reporting(VirtualTimeScheduler virtual, List<Throwable> thrown) {
+    return new DelegatingScheduler(virtual) {
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        return super.schedule(() -> {
+          try {
+            task.run();
+          } catch (Throwable e) {
+            thrown.add(e);
+          }
+        }, delay, unit);
+      }
+    };
+  }
+
   private static final class Fires extends TimerWheel.Timer {
     private final Runnable action;
 
