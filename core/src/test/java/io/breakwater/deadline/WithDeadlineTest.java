@@ -401,6 +401,42 @@ class WithDeadlineTest {
     call.assertWasCancelled();
   }
 
+  @Test
+  void aSourceWhoseCancelThrowsStillFailsTheCallAtItsDeadlineAndWhatItThrewIsDropped() {
+    // an SDK that drains the response body on the cancelling thread: under BlockHound its read throws from cancel()
+    IllegalStateException thrown = new IllegalStateException("blocking drain refused");
+    Publisher<String> cancelThrows = s -> s.onSubscribe(onCancel(() -> {
+      throw thrown;
+    }));
+    StepVerifier.withVirtualTime(() -> Mono.from(cancelThrows).transformDeferred(withDeadline(Duration.ofSeconds(2))))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(2))
+        .expectError(DeadlineExceededException.class)
+        .verifyThenAssertThat()
+        .hasDroppedErrorsSatisfying(dropped -> assertThat(dropped).containsExactly(thrown));
+  }
+
+  @Test
+  void anAttemptWhoseCancelThrowsStillFailsAtItsPerCallBudgetSoThatTheRetryAnswers() {
+    IllegalStateException thrown = new IllegalStateException("blocking drain refused");
+    int[] attempts = {0};
+    Mono<String> call = Mono.defer(() -> ++attempts[0] == 1
+        ? Mono.from((Publisher<String>) s -> s.onSubscribe(onCancel(() -> {
+          throw thrown;
+        })))
+        : Mono.just("second attempt"));
+    StepVerifier.withVirtualTime(() -> call
+            .transformDeferred(perCallTimeout())
+            .retry(1)
+            .transformDeferred(withDeadline(Duration.ofSeconds(10))))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(6))   // the per-call budget: min(10 s x 0.6, 12 s)
+        .expectNext("second attempt")
+        .expectComplete()
+        .verifyThenAssertThat()
+        .hasDroppedErrorsSatisfying(dropped -> assertThat(dropped).containsExactly(thrown));
+  }
+
   /** A subscription that ignores requests and runs {@code action} when cancelled (a source that ends anyway). */
   private static Subscription onCancel(Runnable action) {
     return new Subscription() {

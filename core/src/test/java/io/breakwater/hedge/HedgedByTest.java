@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -95,6 +97,32 @@ class HedgedByTest {
     assertThat(counter("breakwater.hedge.started")).isEqualTo(1);
     assertThat(counter("breakwater.hedge.won")).isEqualTo(1);
     assertThat(counter("breakwater.hedge.cancelled")).isEqualTo(1);
+  }
+
+  @Test
+  void aLoserWhoseCancelThrowsLetsTheWinnerAnswerAndWhatItThrewIsDropped() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    IllegalStateException thrown = new IllegalStateException("blocking drain refused");
+    ScriptedDependency dependency = new ScriptedDependency(n -> n == 0
+        ? Mono.from((Publisher<String>) s -> s.onSubscribe(new Subscription() {
+          @Override
+          public void request(long r) {
+          }
+
+          @Override
+          public void cancel() {
+            throw thrown;
+          }
+        }))
+        : ScriptedDependency.answer("a" + n, Duration.ofMillis(100)));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(200))
+        .expectNext("a1")
+        .expectComplete()
+        .verifyThenAssertThat(VERIFY)
+        .hasDroppedErrorsSatisfying(dropped -> assertThat(dropped).containsExactly(thrown));
   }
 
   @Test

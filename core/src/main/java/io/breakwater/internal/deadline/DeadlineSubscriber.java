@@ -232,9 +232,22 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       RuntimeException e = Operators.onRejectedExecution(rejected, null, null, null, context);
       if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
         releaseTimer();
-        s.cancel();
+        cancelUpstream();
         actual.onError(e);
       }
+    }
+  }
+
+  /**
+   * Cancels upstream for the deadline; what a misbehaving source throws from {@code cancel} (Reactive Streams rule
+   * 3.15 says it must not; SDKs that drain a body on the cancelling thread do, under BlockHound) is dropped, so that
+   * the deadline's error is still signalled.
+   */
+  private void cancelUpstream() {
+    try {
+      s.cancel();
+    } catch (Throwable e) {
+      Operators.onErrorDropped(e, context);
     }
   }
 
@@ -388,14 +401,14 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       if (current == IDLE) {
         if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
           releaseTimer();
-          s.cancel();
+          cancelUpstream();
           actual.onError(deadline.exceeded());
           return;
         }
       } else if (current == EMITTING) {
         if (STATE.compareAndSet(this, EMITTING, EXPIRED_WHILE_EMITTING)) {
           releaseTimer();
-          s.cancel();
+          cancelUpstream();
           return;
         }
       } else {

@@ -703,9 +703,17 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       }
     }
 
+    /**
+     * Cancels this attempt; what its source throws from {@code cancel} (rule 3.15 says it must not) is dropped, so that
+     * the other losers are still cancelled and the winner's answer still delivered.
+     */
     @Override
     public void cancel() {
-      Operators.terminate(S, this);
+      try {
+        Operators.terminate(S, this);
+      } catch (Throwable e) {
+        Operators.onErrorDropped(e, parent.context);
+      }
     }
 
     void discardPrefix() {

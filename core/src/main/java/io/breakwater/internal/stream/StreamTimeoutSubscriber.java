@@ -341,6 +341,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
   }
 
+  /** Cancels upstream; what a misbehaving source throws from {@code cancel} is dropped, and the error still signalled. */
   private void cancelUpstream() {
     try {
       s.cancel();
@@ -386,11 +387,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
     (error instanceof FirstItemTimeoutException ? config.firstItemTimeouts() : config.idleTimeouts()).increment();
     arm(0L); // phase 2 first: however upstream reacts to the cancellation, the error will be signalled
-    try {
-      s.cancel();
-    } catch (Throwable e) {
-      Operators.onErrorDropped(e, actual.currentContext());
-    }
+    cancelUpstream();
   }
 
   /** Phase 2: signal the error here if no item is being delivered, else hand it to the emitting thread. */
@@ -419,7 +416,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
       RuntimeException e = Operators.onRejectedExecution(rejected, null, null, null, actual.currentContext());
       int current = state;
       if (current != TERMINATED && STATE.compareAndSet(this, current, TERMINATED)) {
-        s.cancel();
+        cancelUpstream();
         actual.onError(e);
       }
       return;
