@@ -148,7 +148,7 @@ public final class BreakerCore {
    * The time of a call that ended synchronously, during its subscription. Reading the clock can cost more than the
    * rest of the breaker (50 ns on a virtualised clock), so while calls are dense only a random sample of them reads
    * it and the others take the latest value read: at most a small fraction of a bucket old, since the sample
-   * interval adapts to keep it so. Every failure and every asynchronous call reads the clock.
+   * interval adapts to keep it so. Every failure, every asynchronous call and every half-open probe reads the clock.
    */
   long sampledNow(Scheduler clock) {
     int mask = sampleMask;

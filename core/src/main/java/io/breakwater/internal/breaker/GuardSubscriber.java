@@ -22,6 +22,12 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   static final int MONO = 1;
   static final int TOOL_CLAIMED = 2;
   static final int FAMILY_CLAIMED = 4;
+  /**
+   * A half-open probe (of the tool, the family or both): its time is always read, never sampled, since the phase
+   * its outcome ends dates the next (a probe that closes starts the ramp-up), and the latest value sampled may be
+   * from before the breaker opened.
+   */
+  static final int PROBE = 8;
   /** The default value of {@link #start}: no initialiser, so constructing a subscriber costs no fence. */
   private static final long UNTIMED = 0;
 
@@ -161,9 +167,13 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
     return first != 0 && (flags & MONO) != 0 ? firstAt : time();
   }
 
-  /** The clock, sampled for a synchronous call (see {@link BreakerCore#sampledNow}), read for an asynchronous one. */
+  /**
+   * The clock, sampled for a synchronous call (see {@link BreakerCore#sampledNow}), read for an asynchronous one and
+   * for a probe.
+   */
   private long time() {
-    return Thread.currentThread() == subscriber && subscribing ? guard.tool.sampledNow(clock)
+    return (flags & PROBE) == 0 && Thread.currentThread() == subscriber && subscribing
+        ? guard.tool.sampledNow(clock)
         : guard.tool.observed(BreakerCore.now(clock));
   }
 

@@ -89,7 +89,7 @@ final class ProbeAdmission<T> {
     }
     return Flux.from(s -> {
       GuardSubscriber<T> subscriber = new GuardSubscriber<>(Operators.toCoreSubscriber(s), guard, clock,
-          familyPhase, toolPhase, mono, claims);
+          familyPhase, toolPhase, mono, claims | GuardSubscriber.PROBE);
       source.subscribe(subscriber);
       subscriber.subscribed();
     });
