@@ -5,8 +5,10 @@ import static io.breakwater.breaker.Calls.counting;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.breaker.CircuitBreaker.State;
+import io.breakwater.failure.HttpStatusException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -180,12 +182,7 @@ class BreakerStateStoreTest {
   @Test
   void aProbeCancelledBeforeItsClaimWasAnsweredReleasesNoClaimOfAnotherInstance() {
     BreakerStateStore shared = BreakerStateStore.inMemory();
-    CountingStore claimsNeverAnswered = new CountingStore(shared) {
-      @Override
-      public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
-        return Mono.never();
-      }
-    };
+    CountingStore claimsNeverAnswered = new NeverAnsweredClaims(shared);
     CircuitBreaker a = instance(shared);
     CircuitBreaker b = instance(claimsNeverAnswered);
     CircuitBreaker c = instance(shared);
@@ -218,7 +215,7 @@ class BreakerStateStoreTest {
         .build();
     AtomicInteger upstream = new AtomicInteger();
     for (int i = 0; i < 2; i++) {
-      Mono.error(new io.breakwater.failure.HttpStatusException(503)).transformDeferred(guardedBy(registry,
+      Mono.error(new HttpStatusException(503)).transformDeferred(guardedBy(registry,
           "gmail.send")).subscribe(v -> { }, e -> { });
     }
     assertThat(registry.familyBreaker("gmail").state()).isEqualTo(State.OPEN);
@@ -230,6 +227,173 @@ class BreakerStateStoreTest {
         .subscribe(next::set, next::set);
     assertThat(next).as("the next call probes the family and the tool, and succeeds").hasValue("x");
     assertThat(registry.familyBreaker("gmail").state()).isEqualTo(State.CLOSED);
+  }
+
+  /**
+   * docs/breaker.md: a call the tool rejects gives the family's admission back, a family probe permit included, and a
+   * probe's claim is released as soon as the call ends. Here the tool's claim is denied (another instance probes
+   * gmail.send), so the family's claim this instance was granted is released at once, not held until its lease.
+   */
+  @Test
+  void aToolProbeDeniedBecauseAnotherInstanceProbesTheToolReleasesTheFamilyClaimItWasGranted() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreakerRegistry a = gmailInstance(shared);
+    CircuitBreakerRegistry b = gmailInstance(shared);
+    openGmailUntilItMayBeProbed(a);
+    assertThat(shared.claimProbe("gmail.send", 1, Duration.ofSeconds(30)).block())
+        .as("another instance probes gmail.send").isTrue();
+
+    AtomicInteger upstream = new AtomicInteger();
+    Throwable rejected = outcome(a, "gmail.send", counting(upstream, Mono.just("x")));
+    assertThat(rejected).isInstanceOf(CircuitBreakerOpenException.class);
+    assertThat(((CircuitBreakerOpenException) rejected).source()).isEqualTo("gmail.send");
+
+    assertThat(outcome(b, "gmail.list", counting(upstream, Mono.just("x"))))
+        .as("the family's claim was given back: another instance probes the family").isNull();
+    assertThat(upstream).hasValue(1);
+    assertThat(b.familyBreaker("gmail").state()).isEqualTo(State.CLOSED);
+  }
+
+  /**
+   * A probe cancelled while its family's claim is unanswered releases no family claim (docs/breaker.md: only a claim
+   * the store granted is released): the family claim another instance holds stays held.
+   */
+  @Test
+  void aProbeCancelledBeforeItsFamilyClaimWasAnsweredReleasesNoFamilyClaimOfAnotherInstance() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CountingStore claimsNeverAnswered = new NeverAnsweredClaims(shared);
+    CircuitBreakerRegistry a = gmailInstance(shared);
+    CircuitBreakerRegistry b = gmailInstance(claimsNeverAnswered);
+    CircuitBreakerRegistry c = gmailInstance(shared);
+    openGmailUntilItMayBeProbed(a);
+
+    AtomicInteger upstream = new AtomicInteger();
+    Disposable probeOfA = counting(upstream, Mono.never()).transformDeferred(guardedBy(a, "gmail.send")).subscribe();
+    counting(upstream, Mono.never()).transformDeferred(guardedBy(b, "gmail.list")).subscribe().dispose();
+    assertThat(upstream).as("a probes the family; b's probe was cancelled while claiming").hasValue(1);
+
+    Throwable rejected = outcome(c, "gmail.list", counting(upstream, Mono.just("x")));
+    assertThat(rejected).as("a still holds the family's only claim").isInstanceOf(CircuitBreakerOpenException.class);
+    assertThat(((CircuitBreakerOpenException) rejected).source()).isEqualTo("gmail");
+    assertThat(upstream).hasValue(1);
+    probeOfA.dispose();
+  }
+
+  /**
+   * docs/breaker.md: a claim the store failed to answer is never released, however its probe ends: here the family's
+   * and the tool's, by a probe that ends with an error that does not count and by one cancelled after its hand-over.
+   */
+  @Test
+  void probesWhoseFamilyAndToolClaimsFailedReleaseNoClaimOfAnotherInstanceHoweverTheyEnd() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreakerRegistry a = gmailInstance(shared);
+    CircuitBreakerRegistry b = gmailInstance(new FailingClaims(shared));
+    openGmailUntilItMayBeProbed(a);
+
+    AtomicInteger upstream = new AtomicInteger();
+    Disposable probeOfA = counting(upstream, Mono.never()).transformDeferred(guardedBy(a, "gmail.send")).subscribe();
+    assertThat(outcome(b, "gmail.send", counting(upstream, Mono.error(new HttpStatusException(404)))))
+        .as("b's claims failed: its local permits let the probe through")
+        .isNotInstanceOf(CircuitBreakerOpenException.class);
+    counting(upstream, Mono.never()).transformDeferred(guardedBy(b, "gmail.send")).subscribe().dispose();
+    assertThat(upstream).as("a's probe and b's two").hasValue(3);
+
+    assertThat(shared.claimProbe("gmail", 1, Duration.ofSeconds(30)).block()).as("a still holds the family's claim")
+        .isFalse();
+    assertThat(shared.claimProbe("gmail.send", 1, Duration.ofSeconds(30)).block()).as("and the tool's").isFalse();
+    probeOfA.dispose();
+  }
+
+  /**
+   * docs/breaker.md: a probe's claim is released as soon as the probe call ends, however it ends; here a family's
+   * probe (its tool's own breaker is closed) cancelled after its hand-over, then one ending with an ignored error.
+   */
+  @Test
+  void aFamilyProbeReleasesTheFamilysClaimWhenCancelledOrWhenItEndsWithAnError() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreakerRegistry a = gmailInstance(shared);
+    CircuitBreakerRegistry b = gmailInstance(shared);
+    openGmailUntilItMayBeProbed(a);
+
+    AtomicInteger upstream = new AtomicInteger();
+    Disposable probeOfA = counting(upstream, Mono.never()).transformDeferred(guardedBy(a, "gmail.list")).subscribe();
+    assertThat(upstream).as("a probes the family").hasValue(1);
+    probeOfA.dispose();
+    assertThat(outcome(b, "gmail.list", counting(upstream, Mono.error(new HttpStatusException(404)))))
+        .as("a's cancelled probe gave its claim back: b probes the family")
+        .isInstanceOf(HttpStatusException.class);
+    assertThat(outcome(a, "gmail.list", counting(upstream, Mono.just("x"))))
+        .as("b's probe, ended by an ignored error, gave its claim back: a probes again and closes the family").isNull();
+    assertThat(upstream).hasValue(3);
+    assertThat(a.familyBreaker("gmail").state()).isEqualTo(State.CLOSED);
+  }
+
+  /** docs/breaker.md: every breaker of a name applies the CLOSED it receives, and shows it in its transitions. */
+  @Test
+  void aRemoteCloseAppearsInTheReceiversTransitionsWithTheSendersOrigin() {
+    BreakerStateStore shared = BreakerStateStore.inMemory();
+    CircuitBreaker a = instance(shared);
+    CircuitBreaker b = instance(shared);
+    java.util.List<StateTransition> seenByB = new java.util.concurrent.CopyOnWriteArrayList<>();
+    b.transitions().subscribe(seenByB::add);
+    Calls.failTimes(a, 2);
+    clock.advanceTimeBy(a.openDuration());
+    assertThat(Calls.succeed(a)).as("a's probe closes it").isNull();
+
+    assertThat(b.state()).isEqualTo(State.CLOSED);
+    assertThat(seenByB).extracting(t -> t.from() + "->" + t.to()).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
+    assertThat(seenByB.get(1).origin()).isEqualTo(seenByB.get(0).origin());
+  }
+
+  /** The in-memory store counts claims: releasing one of two held claims frees one probe, not both. */
+  @Test
+  void theInMemoryStoreReleasesOneClaimAtATime() {
+    BreakerStateStore store = BreakerStateStore.inMemory();
+    Duration lease = Duration.ofSeconds(30);
+    assertThat(store.claimProbe("search", 2, lease).block()).isTrue();
+    assertThat(store.claimProbe("search", 2, lease).block()).isTrue();
+    store.releaseProbe("search").block();
+    assertThat(store.claimProbe("search", 2, lease).block()).isTrue();
+    assertThat(store.claimProbe("search", 2, lease).block()).as("two claims held again").isFalse();
+  }
+
+  /** One instance of a service with the gmail tools, its breakers (family included) built before any call. */
+  private CircuitBreakerRegistry gmailInstance(BreakerStateStore store) {
+    CircuitBreakerRegistry registry = CircuitBreakerRegistry.builder()
+        .breakers(name -> Calls.on(clock, name).minimumCalls(2).stateStore(store).build())
+        .build();
+    registry.breaker("gmail.send");
+    registry.breaker("gmail.list");
+    registry.familyBreaker("gmail");
+    return registry;
+  }
+
+  /** Opens gmail.send and the gmail family (published to every instance of the store), then waits them out. */
+  private void openGmailUntilItMayBeProbed(CircuitBreakerRegistry registry) {
+    for (int i = 0; i < 2; i++) {
+      assertThat(outcome(registry, "gmail.send", Mono.error(new HttpStatusException(503))))
+          .isNotInstanceOf(CircuitBreakerOpenException.class);
+    }
+    assertThat(registry.familyBreaker("gmail").state()).isEqualTo(State.OPEN);
+    clock.advanceTimeBy(registry.familyBreaker("gmail").openDuration());
+  }
+
+  private static Throwable outcome(CircuitBreakerRegistry registry, String tool, Mono<String> call) {
+    AtomicReference<Throwable> error = new AtomicReference<>();
+    call.transformDeferred(guardedBy(registry, tool)).subscribe(v -> { }, error::set);
+    return error.get();
+  }
+
+  /** A store whose probe claims are never answered; everything else goes to {@code delegate}. */
+  static final class NeverAnsweredClaims extends CountingStore {
+    NeverAnsweredClaims(BreakerStateStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
+      return Mono.never();
+    }
   }
 
   /** A store whose probe claims fail; everything else goes to {@code delegate}. */
