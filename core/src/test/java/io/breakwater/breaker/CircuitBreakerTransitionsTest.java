@@ -18,6 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.PublisherProbe;
@@ -236,6 +237,102 @@ class CircuitBreakerTransitionsTest {
     succeed(b);
     failTimes(b, 2);
     assertThat(transitions.get(transitions.size() - 1).openDuration()).as("reset by a full close")
+        .isEqualTo(Duration.ofSeconds(30));
+  }
+
+  private static List<StateTransition> watch(CircuitBreaker b) {
+    List<StateTransition> transitions = new CopyOnWriteArrayList<>();
+    b.transitions().subscribe(transitions::add);
+    return transitions;
+  }
+
+  /** "FROM->TO@second" for each transition. */
+  private static List<String> dated(List<StateTransition> transitions) {
+    return transitions.stream().map(t -> t.from() + "->" + t.to() + "@" + t.at().getEpochSecond()).toList();
+  }
+
+  /** A stream's outcome is recorded when it ends (not at its first element): a probe closes the breaker then. */
+  @Test
+  void aStreamProbeClosesTheBreakerWhenItEndsNotAtItsFirstElement() {
+    CircuitBreaker b = halfOpened();
+    List<StateTransition> transitions = watch(b);
+    StepVerifier.create(Flux.interval(Duration.ofSeconds(1), clock).take(3).transformDeferred(guardedBy(b)))
+        .then(() -> clock.advanceTimeBy(Duration.ofSeconds(3)))
+        .expectNextCount(3)
+        .verifyComplete();
+    assertThat(dated(transitions)).containsExactly("HALF_OPEN->CLOSED@33");
+  }
+
+  /** A stream cancelled after its first element is a success, recorded when it was cancelled. */
+  @Test
+  void aStreamProbeCancelledAfterItsFirstElementClosesTheBreakerWhenCancelled() {
+    CircuitBreaker b = halfOpened();
+    List<StateTransition> transitions = watch(b);
+    StepVerifier.create(Flux.interval(Duration.ofSeconds(1), clock).transformDeferred(guardedBy(b)))
+        .then(() -> clock.advanceTimeBy(Duration.ofSeconds(3)))
+        .expectNextCount(3)
+        .thenCancel()
+        .verify();
+    assertThat(dated(transitions)).containsExactly("HALF_OPEN->CLOSED@33");
+  }
+
+  /** A Mono that completes empty has its outcome recorded when it completes. */
+  @Test
+  void anEmptyMonoProbeClosesTheBreakerWhenItCompletes() {
+    CircuitBreaker b = halfOpened();
+    List<StateTransition> transitions = watch(b);
+    StepVerifier.create(Mono.delay(Duration.ofSeconds(2), clock).then().transformDeferred(guardedBy(b)))
+        .then(() -> clock.advanceTimeBy(Duration.ofSeconds(2)))
+        .verifyComplete();
+    assertThat(dated(transitions)).containsExactly("HALF_OPEN->CLOSED@32");
+  }
+
+  /** docs/breaker.md: OPEN moves to HALF_OPEN on the next call or state() read; the read emits it like a call. */
+  @Test
+  void readingTheStateAfterTheOpenDurationHalfOpensAndEmitsTheTransition() {
+    CircuitBreaker b = opened();
+    List<StateTransition> transitions = new CopyOnWriteArrayList<>();
+    b.transitions().subscribe(transitions::add);
+    clock.advanceTimeBy(Duration.ofSeconds(30));
+    assertThat(b.state()).isEqualTo(State.HALF_OPEN);
+    assertThat(succeed(b)).as("the probe").isNull();
+    assertThat(transitions).extracting(t -> t.from() + "->" + t.to())
+        .containsExactly("OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
+  }
+
+  /**
+   * docs/breaker.md: a collapse while still ramping up counts as reopening and grows the open duration; a collapse
+   * recorded at the very instant the ramp ends, or after, opens for the base duration.
+   */
+  @Test
+  void aCollapseWhileRampingUpReopensForAGrownDurationButNotOnceTheRampHasEnded() {
+    CircuitBreaker b = on(clock, "search").minimumCalls(2).openDuration(Duration.ofSeconds(30))
+        .openDurationGrowth(2.0, Duration.ofMinutes(5)).rampUp(Duration.ofSeconds(10), 0.1).build();
+    List<StateTransition> transitions = new CopyOnWriteArrayList<>();
+    b.transitions().subscribe(transitions::add);
+    failTimes(b, 2);
+    clock.advanceTimeBy(Duration.ofSeconds(30));
+    assertThat(succeed(b)).as("the probe closes it: ramping up from 30 s to 40 s").isNull();
+    clock.advanceTimeBy(Duration.ofSeconds(5));
+    for (int i = 0; i < 100 && b.state() == State.CLOSED; i++) {
+      fail(b);   // the admitted fraction of these fails
+    }
+    assertThat(transitions.get(transitions.size() - 1).openDuration()).as("collapsed at 35 s, while ramping up")
+        .isEqualTo(Duration.ofSeconds(60));
+
+    clock.advanceTimeBy(Duration.ofSeconds(60));
+    assertThat(succeed(b)).as("the probe closes it: ramping up from 95 s to 105 s").isNull();
+    clock.advanceTimeBy(Duration.ofSeconds(5));
+    for (int admitted = 0; admitted < 2; ) {   // two calls admitted at 100 s that fail at 105 s, as the ramp ends
+      AtomicInteger subscribed = new AtomicInteger();
+      counting(subscribed, Mono.delay(Duration.ofSeconds(5), clock).then(Mono.error(
+          new io.breakwater.failure.HttpStatusException(503)))).transformDeferred(guardedBy(b))
+          .subscribe(v -> { }, e -> { });
+      admitted += subscribed.get();
+    }
+    clock.advanceTimeBy(Duration.ofSeconds(5));
+    assertThat(b.state()).isEqualTo(State.OPEN);
+    assertThat(transitions.get(transitions.size() - 1).openDuration()).as("collapsed as the ramp ended")
         .isEqualTo(Duration.ofSeconds(30));
   }
 
