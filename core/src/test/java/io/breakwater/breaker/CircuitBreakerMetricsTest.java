@@ -60,6 +60,23 @@ class CircuitBreakerMetricsTest {
     assertThat(state("closed")).isEqualTo(1.0);
   }
 
+  /** docs/breaker.md: the transitions counter is tagged by both ends, so a failed probe's reopening is its own pair. */
+  @Test
+  void countsEachTransitionUnderItsOwnFromAndToPair() {
+    CircuitBreaker b = Calls.on(clock, "search").meterRegistry(registry).minimumCalls(2).build();
+    Calls.failTimes(b, 2);   // closed -> open
+    clock.advanceTimeBy(b.openDuration());
+    Calls.fail(b);   // open -> half_open, the probe fails: half_open -> open
+    clock.advanceTimeBy(b.openDuration());
+    Calls.succeed(b);   // open -> half_open, the probe succeeds: half_open -> closed
+
+    assertThat(transitions("closed", "open")).isEqualTo(1.0);
+    assertThat(transitions("open", "half_open")).isEqualTo(2.0);
+    assertThat(transitions("half_open", "open")).isEqualTo(1.0);
+    assertThat(transitions("half_open", "closed")).isEqualTo(1.0);
+    assertThat(registry.find("breakwater.breaker.transitions").tags("breaker", "search").counters()).hasSize(4);
+  }
+
   private double slowCalls() {
     return registry.get("breakwater.breaker.slow.calls").tags("breaker", "search").counter().count();
   }

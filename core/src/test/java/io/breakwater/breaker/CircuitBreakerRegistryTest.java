@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 class CircuitBreakerRegistryTest {
@@ -133,6 +134,43 @@ class CircuitBreakerRegistryTest {
       fail("drive.upload");
     }
     assertThat(registry.breaker("drive.upload").state()).isEqualTo(State.OPEN);
+    assertThat(registry.family("drive.upload").orElseThrow().state()).isEqualTo(State.OPEN);
+  }
+
+  /** Each breaker has its own slow-call trigger: a family's counts its tools' slow calls even if they time none. */
+  @Test
+  void aFamilyWithASlowCallTriggerCountsSlowCallsOfAToolThatHasNone() {
+    CircuitBreakerRegistry slowFamily = CircuitBreakerRegistry.builder()
+        .breakers(name -> Calls.on(clock, name).minimumCalls(2).build())   // no slow-call trigger
+        .familyBreakers(name -> Calls.on(clock, name).minimumCalls(2).slowCall(Duration.ofSeconds(1), 0.5).build())
+        .build();
+    clock.advanceTimeBy(Duration.ofMinutes(1));
+    for (int i = 0; i < 2; i++) {
+      StepVerifier.create(Mono.delay(Duration.ofSeconds(2), clock).transformDeferred(guardedBy(slowFamily,
+              "gmail.send")))
+          .then(() -> clock.advanceTimeBy(Duration.ofSeconds(2)))
+          .expectNext(0L)
+          .verifyComplete();
+    }
+    assertThat(slowFamily.familyBreaker("gmail").state()).as("two slow calls of two").isEqualTo(State.OPEN);
+    assertThat(slowFamily.breaker("gmail.send").state()).isEqualTo(State.CLOSED);
+  }
+
+  /**
+   * docs/breaker.md: a family ignores only the per-call timeouts a tool's tightened adaptive timeout cut; a timeout
+   * at the upper bound (the attempt's note says not tightened), or with no note at all, counts against the family.
+   */
+  @Test
+  void aPerCallTimeoutNotCutByATightenedAdaptiveTimeoutCountsAgainstTheFamily() {
+    io.breakwater.internal.breaker.AdaptiveCut atUpperBound = new io.breakwater.internal.breaker.AdaptiveCut();
+    atUpperBound.attempt(false);
+    Mono<String> timedOut = Mono.error(new io.breakwater.deadline.CallTimeoutException("drive.upload",
+        Duration.ofSeconds(1), Duration.ofSeconds(1)));
+    for (int i = 0; i < 2; i++) {
+      timedOut.transformDeferred(guardedBy(registry, "drive.upload"))
+          .contextWrite(atUpperBound::putIn).subscribe(v -> {}, e -> {});
+      timedOut.transformDeferred(guardedBy(registry, "drive.upload")).subscribe(v -> {}, e -> {});
+    }
     assertThat(registry.family("drive.upload").orElseThrow().state()).isEqualTo(State.OPEN);
   }
 

@@ -41,6 +41,17 @@ class OperatorControlsTest {
     assertThat(succeed(b)).as("full traffic at once, no ramp-up").isNull();
   }
 
+  /** A rejection's untilProbe counts down as time passes, for a breaker forced open too. */
+  @Test
+  void aForcedOpenBreakersRejectionsCountDownTheirUntilProbe() {
+    CircuitBreaker b = breaker();
+    b.forceOpen();
+    Duration first = ((CircuitBreakerOpenException) succeed(b)).untilProbe();
+    clock.advanceTimeBy(Duration.ofDays(1));
+    Duration later = ((CircuitBreakerOpenException) succeed(b)).untilProbe();
+    assertThat(later).isEqualTo(first.minus(Duration.ofDays(1)));
+  }
+
   @Test
   void forcedClosedEndsAnOpenBreakerWithAnEmptyWindow() {
     CircuitBreaker b = breaker();

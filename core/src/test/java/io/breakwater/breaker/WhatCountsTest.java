@@ -130,6 +130,20 @@ class WhatCountsTest {
     assertThat(b.state()).isEqualTo(State.OPEN);
   }
 
+  /** CircuitBreaker.Builder.slowCall: a call whose first element takes at least the threshold is slow. */
+  @Test
+  void aCallWhoseAnswerTakesExactlyTheSlowCallThresholdIsSlow() {
+    CircuitBreaker b = on(clock, "tool").minimumCalls(2).slowCall(Duration.ofSeconds(1), 1.0).build();
+    clock.advanceTimeBy(Duration.ofMinutes(1));
+    for (int i = 0; i < 2; i++) {
+      StepVerifier.create(Mono.delay(Duration.ofSeconds(1), clock).transformDeferred(guardedBy(b)))
+          .then(() -> clock.advanceTimeBy(Duration.ofSeconds(1)))
+          .expectNext(0L)
+          .verifyComplete();
+    }
+    assertThat(b.state()).as("both calls were slow").isEqualTo(State.OPEN);
+  }
+
   @Test
   void aCallThatEndsDuringSubscriptionIsNeverSlow() {
     CircuitBreaker b = on(clock, "cache").minimumCalls(2).slowCall(Duration.ofSeconds(1), 0.5).build();
