@@ -144,6 +144,22 @@ class WhatCountsTest {
     assertThat(b.state()).as("both calls were slow").isEqualTo(State.OPEN);
   }
 
+  /** The slow-call rate is slow calls over all calls in the window: one slow call of four is 25 %, under 50 %. */
+  @Test
+  void aWindowWhoseShareOfSlowCallsIsUnderTheRateStaysClosed() {
+    CircuitBreaker b = on(clock, "tool").minimumCalls(2).slowCall(Duration.ofSeconds(1), 0.5).build();
+    clock.advanceTimeBy(Duration.ofMinutes(1));
+    for (int i = 0; i < 3; i++) {
+      Calls.succeed(b);
+    }
+    StepVerifier.create(Mono.delay(Duration.ofSeconds(2), clock).transformDeferred(guardedBy(b)))
+        .then(() -> clock.advanceTimeBy(Duration.ofSeconds(2)))
+        .expectNext(0L)
+        .verifyComplete();
+    assertThat(b.snapshot().slowCalls()).isEqualTo(1);
+    assertThat(b.state()).isEqualTo(State.CLOSED);
+  }
+
   @Test
   void aCallThatEndsDuringSubscriptionIsNeverSlow() {
     CircuitBreaker b = on(clock, "cache").minimumCalls(2).slowCall(Duration.ofSeconds(1), 0.5).build();
