@@ -3,6 +3,8 @@ package io.breakwater.internal.hedge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.breakwater.hedge.HedgePolicy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -92,5 +94,17 @@ class LatencyWindowTest {
     assertDelayIsAbout(window, FAST);   // the median of 15 fast and 5 slow answers
     record(window, SLOW, 20);
     assertDelayIsAbout(window, SLOW);   // 15 fast, 25 slow
+  }
+
+  @Test
+  void onlyAPercentilePolicyKeepsALatencyWindow() {
+    HedgeRuntime percentile = HedgeRuntime.of(HedgePolicy.builder().delayPercentile(90)
+        .meterRegistry(new SimpleMeterRegistry()).build());
+    assertThat(percentile.adaptive()).isTrue();
+    assertThat(percentile.latency).isNotNull();
+    HedgeRuntime fixed = HedgeRuntime.of(HedgePolicy.builder().delay(Duration.ofMillis(100))
+        .meterRegistry(new SimpleMeterRegistry()).build());
+    assertThat(fixed.adaptive()).isFalse();
+    assertThat(fixed.latency).isNull();
   }
 }
