@@ -395,4 +395,33 @@ class HedgedByTest {
     assertThat(counter("breakwater.hedge.won")).isZero();
     assertThat(counter("breakwater.hedge.cancelled")).as("one attempt lost").isEqualTo(1);
   }
+
+  @Test
+  void aCallWhoseHedgeTheBudgetRefusedFailsAtOnceWhenItsPrimaryFails() {
+    HedgePolicy policy = fixed().budget(0.1).build();   // the call's own deposit is a tenth of a token
+    ScriptedDependency dependency = new ScriptedDependency(n -> failure(new HttpStatusException(503),
+        Duration.ofMillis(150)));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(150))
+        .expectError(HttpStatusException.class)
+        .verify(VERIFY);
+    assertThat(counter("breakwater.hedge.budget.refusals")).isEqualTo(1);
+    assertThat(dependency.calls).hasValue(1);
+  }
+
+  @Test
+  void aCallWhoseAlternateCannotBeCalledFailsAtOnceWhenItsPrimaryFails() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    HttpStatusException primaryFailure = new HttpStatusException(503);
+    StepVerifier.withVirtualTime(() -> failure(primaryFailure, Duration.ofMillis(150))
+            .transformDeferred(hedgedBy(policy, List.<Supplier<Mono<String>>>of(() -> {
+              throw new IllegalStateException("no such region");
+            }))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(150))
+        .expectErrorSatisfies(e -> assertThat(e).as("the last attempt's error").isSameAs(primaryFailure))
+        .verify(VERIFY);
+  }
 }
