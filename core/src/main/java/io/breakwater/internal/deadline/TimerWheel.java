@@ -390,7 +390,7 @@ public final class TimerWheel {
         } catch (Throwable e) {
           // Every timer taken out fires, whatever another throws: they are unlinked already, and one call's error,
           // even a JVM-fatal one (a class that failed to initialise), must not leave the calls filed beside it
-          // without their deadline. A fatal error is rethrown first, the others suppressed in it.
+          // without their deadline. Once all have fired, a fatal error is the one rethrown, the others suppressed.
           if (failure == null) {
             failure = e;
           } else if (Exceptions.isJvmFatal(e) && !Exceptions.isJvmFatal(failure)) {
