@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -201,5 +203,31 @@ class FirstTokenHedgingTest {
         .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("256 items before its first content item"))
         .verify(VERIFY);
+  }
+
+  @Test
+  void aSubscriberRequestingFromInsideOnNextWhileTheHeadIsDeliveredGetsExactlyWhatItAskedFor() {
+    HedgePolicy policy = policy();
+    List<String> received = new CopyOnWriteArrayList<>();
+    BaseSubscriber<String> oneMoreAtTheFirstToken = new BaseSubscriber<>() {
+      @Override
+      protected void hookOnSubscribe(Subscription subscription) {
+        request(1);
+      }
+
+      @Override
+      protected void hookOnNext(String item) {
+        received.add(item);
+        if (item.equals("meta") || item.equals("a")) {
+          request(1);   // one more, asked while the winner's head is still being delivered
+        }
+      }
+    };
+    llm(n -> Flux.just("meta", "a", "b", "c", "d")).transformDeferred(hedgedBy(policy, IS_CONTENT))
+        .subscribe(oneMoreAtTheFirstToken);
+    assertThat(received).as("three items requested, three delivered").containsExactly("meta", "a", "b");
+    oneMoreAtTheFirstToken.request(Long.MAX_VALUE);
+    assertThat(received).containsExactly("meta", "a", "b", "c", "d");
+    assertThat(oneMoreAtTheFirstToken.isDisposed()).as("completed").isTrue();
   }
 }

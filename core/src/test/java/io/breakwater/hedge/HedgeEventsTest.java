@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /** One structured event per hedged call, none for the others. */
@@ -106,5 +107,18 @@ class HedgeEventsTest {
         .thenCancel()
         .verify(VERIFY);
     assertThat(event().path("outcome").asText()).isEqualTo("cancelled");
+  }
+
+  @Test
+  void theDurationIsMeasuredFromTheCallsOwnStartNotFromTheClocksOrigin() throws Exception {
+    HedgePolicy policy = policy(1.0);
+    ScriptedDependency search = answering(Duration.ofSeconds(10), Duration.ofMillis(100));
+    StepVerifier.withVirtualTime(() -> Mono.delay(Duration.ofSeconds(5))
+            .then(search.call().transformDeferred(hedgedBy(policy))))
+        .thenAwait(Duration.ofSeconds(5).plusMillis(200))   // the call starts 5 s in, its hedge answers 200 ms later
+        .expectNext("a1")
+        .expectComplete()
+        .verify(VERIFY);
+    assertThat(event().path("duration_ms").asDouble()).isEqualTo(200.0);
   }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -130,5 +131,39 @@ class HedgeHostileInputsTest {
         .expectNext("a1")
         .expectComplete()
         .verify(VERIFY);
+  }
+
+  @Test
+  void anErrorAMonoSendsAfterItsWinningValueIsDroppedAndTheCallCompletes() {
+    HedgePolicy policy = policy();
+    IllegalStateException late = new IllegalStateException("after the value");
+    Mono<String> primary = new Mono<>() {   // breaks the protocol: a value, then an error
+      @Override
+      public void subscribe(CoreSubscriber<? super String> actual) {
+        actual.onSubscribe(Operators.emptySubscription());
+        actual.onNext("answer");
+        actual.onError(late);
+      }
+    };
+    StepVerifier.create(primary.transformDeferred(hedgedBy(policy)))
+        .expectNext("answer")
+        .expectComplete()
+        .verifyThenAssertThat(VERIFY)
+        .hasDroppedErrorsSatisfying(dropped -> assertThat(dropped).containsExactly(late));
+  }
+
+  @Test
+  void aWinningStreamThatSendsMoreThanWasRequestedIsCancelledAndTheCallFailsWithAnOverflowAfterWhatWasHeld() {
+    HedgePolicy policy = policy();
+    TestPublisher<String> stream = TestPublisher.createNoncompliant(TestPublisher.Violation.REQUEST_OVERFLOW);
+    StepVerifier.create(stream.flux().transformDeferred(hedgedBy(policy)), 0)
+        .expectSubscription()
+        .then(() -> stream.next("first", "unrequested"))   // the attempt had asked for one item
+        .thenRequest(5)
+        .expectNext("first")
+        .expectErrorSatisfies(e -> assertThat(Exceptions.isOverflow(e)).as("overflow: %s", e).isTrue())
+        .verifyThenAssertThat(VERIFY)
+        .hasDiscarded("unrequested");
+    stream.assertCancelled();
   }
 }

@@ -7,12 +7,14 @@ import static io.breakwater.hedge.ScriptedDependency.answering;
 import static io.breakwater.hedge.ScriptedDependency.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.testing.TaskCountingScheduler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -21,6 +23,7 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.PublisherProbe;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -274,15 +277,29 @@ class HedgedByTest {
           return eu.mono();
         },
         asia::mono);
-    StepVerifier.withVirtualTime(() -> Mono.<String>never().transformDeferred(hedgedBy(policy, alternates)))
-        .expectSubscription()
-        .expectNoEvent(Duration.ofMillis(350))
-        .expectNext("asia")
-        .expectComplete()
-        .verify(VERIFY);
+    expectTheAlternateToAnswer(policy, alternates, Duration.ofMillis(350));
     assertThat(euCalls).as("hedges 1 and 3 went to the first alternate").hasValue(2);
     eu.assertWasCancelled();
     asia.assertWasSubscribed();
+  }
+
+  /** An alternate that notes in {@code called} that it was called, then answers as {@code answer} does. */
+  static Supplier<Mono<String>> region(String name, List<String> called, Mono<String> answer) {
+    return () -> Mono.defer(() -> {
+      called.add(name);
+      return answer;
+    });
+  }
+
+  /** A call whose primary never answers gets "asia" from an alternate {@code after} its start. */
+  static void expectTheAlternateToAnswer(HedgePolicy policy, List<Supplier<Mono<String>>> alternates,
+      Duration after) {
+    StepVerifier.withVirtualTime(() -> Mono.<String>never().transformDeferred(hedgedBy(policy, alternates)))
+        .expectSubscription()
+        .expectNoEvent(after)
+        .expectNext("asia")
+        .expectComplete()
+        .verify(VERIFY);
   }
 
   @Test
@@ -324,5 +341,87 @@ class HedgedByTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> hedgedBy(fake))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("HedgePolicy.builder()");
+  }
+
+  @Test
+  void hedgeKGoesToTheAlternateAtKMinusOneModuloTheirNumber() {
+    HedgePolicy policy = fixed().maxHedges(3).build();
+    fill(policy, 3);
+    List<String> called = new CopyOnWriteArrayList<>();
+    List<Supplier<Mono<String>>> alternates = List.of(
+        region("us", called, Mono.never()),
+        region("eu", called, Mono.never()),
+        region("asia", called, Mono.delay(Duration.ofMillis(10)).thenReturn("asia")));
+    expectTheAlternateToAnswer(policy, alternates, Duration.ofMillis(310));
+    assertThat(called).containsExactly("us", "eu", "asia");
+  }
+
+  @Test
+  void underADeadlineWithLessTimeLeftThanOneNanosecondPerAttemptTheHedgeStartsAtOnce() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    ScriptedDependency dependency = answering(Duration.ofSeconds(10));
+    Duration deadline = Duration.ofSeconds(1);
+    StepVerifier.withVirtualTime(() -> Mono.delay(deadline.minusNanos(1))   // the call starts 1 ns before the deadline
+            .then(dependency.call().transformDeferred(hedgedBy(policy)))
+            .transformDeferred(withDeadline(deadline)))
+        .expectSubscription()
+        .thenAwait(deadline)
+        .expectError(DeadlineExceededException.class)
+        .verify(VERIFY);
+    assertThat(dependency.calls).as("1 ns / (maxHedges + 1) is no delay: the hedge started with the call")
+        .hasValue(2);
+    assertThat(counter("breakwater.hedge.started")).isEqualTo(1);
+  }
+
+  @Test
+  void aHedgeWhoseSubscriptionLetsThePrimaryAnswerIsCancelledAndCountedOnce() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    Sinks.One<String> primary = Sinks.one();
+    PublisherProbe<String> hedge = PublisherProbe.of(Mono.defer(() -> {
+      primary.tryEmitValue("primary");   // e.g. a shared connection that delivers the primary's answer first
+      return Mono.never();
+    }));
+    StepVerifier.withVirtualTime(() -> primary.asMono().transformDeferred(hedgedBy(policy,
+            List.<Supplier<Mono<String>>>of(hedge::mono))))
+        .expectSubscription()
+        .expectNoEvent(DELAY)
+        .expectNext("primary")
+        .expectComplete()
+        .verify(VERIFY);
+    hedge.assertWasCancelled();
+    assertThat(counter("breakwater.hedge.started")).isEqualTo(1);
+    assertThat(counter("breakwater.hedge.won")).isZero();
+    assertThat(counter("breakwater.hedge.cancelled")).as("one attempt lost").isEqualTo(1);
+  }
+
+  @Test
+  void aCallWhoseHedgeTheBudgetRefusedFailsAtOnceWhenItsPrimaryFails() {
+    HedgePolicy policy = fixed().budget(0.1).build();   // the call's own deposit is a tenth of a token
+    ScriptedDependency dependency = new ScriptedDependency(n -> failure(new HttpStatusException(503),
+        Duration.ofMillis(150)));
+    StepVerifier.withVirtualTime(() -> dependency.call().transformDeferred(hedgedBy(policy)))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(150))
+        .expectError(HttpStatusException.class)
+        .verify(VERIFY);
+    assertThat(counter("breakwater.hedge.budget.refusals")).isEqualTo(1);
+    assertThat(dependency.calls).hasValue(1);
+  }
+
+  @Test
+  void aCallWhoseAlternateCannotBeCalledFailsAtOnceWhenItsPrimaryFails() {
+    HedgePolicy policy = fixed().build();
+    fill(policy, 1);
+    HttpStatusException primaryFailure = new HttpStatusException(503);
+    StepVerifier.withVirtualTime(() -> failure(primaryFailure, Duration.ofMillis(150))
+            .transformDeferred(hedgedBy(policy, List.<Supplier<Mono<String>>>of(() -> {
+              throw new IllegalStateException("no such region");
+            }))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(150))
+        .expectErrorSatisfies(e -> assertThat(e).as("the last attempt's error").isSameAs(primaryFailure))
+        .verify(VERIFY);
   }
 }

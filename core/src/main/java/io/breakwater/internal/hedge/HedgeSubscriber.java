@@ -250,9 +250,9 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     Lift.subscribeUpstream(target, hedge);
     int w = winner;
     if (w != RACING && w != k) {
-      // the race was decided while the hedge was being subscribed, after the winner had cancelled the others
-      hedge.cancel();
-      if (w >= 0) {
+      // the race was decided while the hedge was being subscribed: counted here unless the winner's cancellation of
+      // the others, which sees the hedge once it is in hedges, got to it first
+      if (hedge.terminate() && w >= 0) {
         policy.metrics.cancelled.increment();
       }
     } else if (w == RACING && k < policy.maxHedges()) {
@@ -336,7 +336,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     drain();
   }
 
-  /** Cancels every attempt but {@code except}; returns how many of them were still in flight. */
+  /** Cancels every attempt but {@code except}; returns how many of them were still in flight and not cancelled yet. */
   private int cancelAll(@Nullable Attempt<T> except) {
     int live = cancelOne(primary, except);
     AtomicReferenceArray<Attempt<T>> all = hedges;
@@ -356,8 +356,8 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       return 0;
     }
     boolean live = !a.ended;
-    a.cancel();
-    return live ? 1 : 0;
+    boolean first = a.terminate();
+    return live && first ? 1 : 0;
   }
 
   private Attempt<T> attempt(int index) {
@@ -709,11 +709,27 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
      */
     @Override
     public void cancel() {
-      try {
-        Operators.terminate(S, this);
-      } catch (Throwable e) {
-        Operators.onErrorDropped(e, parent.context);
+      terminate();
+    }
+
+    /**
+     * {@link #cancel}, telling whether it was this call that cancelled the attempt, subscribed or not yet (an
+     * earlier call did not).
+     */
+    boolean terminate() {
+      Subscription cancelled = Operators.cancelledSubscription();
+      Subscription current = S.getAndSet(this, cancelled);
+      if (current == cancelled) {
+        return false;
       }
+      if (current != null) {
+        try {
+          current.cancel();
+        } catch (Throwable e) {
+          Operators.onErrorDropped(e, parent.context);
+        }
+      }
+      return true;
     }
 
     void discardPrefix() {
