@@ -4,6 +4,7 @@ import static io.breakwater.Breakwater.limitedBy;
 import static io.breakwater.Breakwater.throttledBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.testing.DelegatingScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,28 +29,13 @@ class LimitWaitTimersTest {
   private final List<Long> delays = new ArrayList<>();
 
   /** The virtual clock, recording every delayed task it is given. */
-  private final Scheduler recording = new Scheduler() {
-    @Override
-    public Disposable schedule(Runnable task) {
-      return clock.schedule(task);
-    }
-
+  private final Scheduler recording = new DelegatingScheduler(clock) {
     @Override
     public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-      Disposable timer = clock.schedule(task, delay, unit);
+      Disposable timer = super.schedule(task, delay, unit);
       timers.add(timer);
       delays.add(unit.toNanos(delay));
       return timer;
-    }
-
-    @Override
-    public long now(TimeUnit unit) {
-      return clock.now(unit);
-    }
-
-    @Override
-    public Worker createWorker() {
-      return clock.createWorker();
     }
   };
 
