@@ -7,7 +7,6 @@ import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.breaker.SchedulerLag;
 import io.breakwater.deadline.CallTimeoutException;
-import io.breakwater.testing.DelegatingScheduler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -21,10 +20,25 @@ class ColdStartTest {
 
   /** A scheduler whose timers run 500 ms late, as on a starved machine. */
   static Scheduler late(VirtualTimeScheduler clock) {
-    return new DelegatingScheduler(clock) {
+    return new Scheduler() {
+      @Override
+      public Disposable schedule(Runnable task) {
+        return clock.schedule(task);
+      }
+
       @Override
       public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-        return super.schedule(task, unit.toMillis(delay) + 500, TimeUnit.MILLISECONDS);
+        return clock.schedule(task, unit.toMillis(delay) + 500, TimeUnit.MILLISECONDS);
+      }
+
+      @Override
+      public long now(TimeUnit unit) {
+        return clock.now(unit);
+      }
+
+      @Override
+      public Worker createWorker() {
+        return clock.createWorker();
       }
     };
   }
