@@ -317,6 +317,26 @@ class LimitedByTest {
   }
 
   @Test
+  void aMonoGivesItsPermitBackWithItsValueSoTheCallItsValueStartsFindsItFree() {
+    // Mono.subscribe(value, error, complete) takes the value as the end of the call and runs what follows it then,
+    // before the source's onComplete: the next call of such a chain must find the permit free, not be refused
+    for (ConcurrencyLimit limit : List.of(ConcurrencyLimit.builder("chain").fixed(1).maxQueue(0).build(),
+        ConcurrencyLimit.builder("chain").adaptive(1, 1, 1).maxQueue(0).build())) {
+      TestPublisher<String> first = TestPublisher.create();
+      List<Object> seen = new ArrayList<>();
+      first.mono().transformDeferred(limitedBy(limit)).subscribe(v -> {
+        seen.add(v);
+        Mono.just("second").transformDeferred(limitedBy(limit)).subscribe(seen::add, seen::add);
+      });
+      first.next("first");
+      assertThat(seen).as(limit.toString()).containsExactly("first", "second");
+      assertThat(limit.inFlight()).isZero();
+      first.complete();
+      assertThat(limit.inFlight()).as("the end after the value gives nothing back twice").isZero();
+    }
+  }
+
+  @Test
   void aMonoStaysAMono() {
     assertThat(Mono.just(1).transformDeferred(limitedBy(ConcurrencyLimit.fixed(1)))).isInstanceOf(Mono.class);
     StepVerifier.create(Flux.range(0, 3).transformDeferred(limitedBy(ConcurrencyLimit.fixed(1))))

@@ -9,7 +9,6 @@ import reactor.core.CoreSubscriber;
  */
 final class AdaptivePermitSubscriber<T> extends PermitSubscriber<T> {
 
-  private final boolean mono;
   /** When the call started, on the limit's clock. */
   private final long start;
   /** Whether an element came, and when. */
@@ -17,8 +16,7 @@ final class AdaptivePermitSubscriber<T> extends PermitSubscriber<T> {
   private long firstAt;
 
   AdaptivePermitSubscriber(CoreSubscriber<? super T> actual, LocalConcurrencyLimit limit, boolean mono) {
-    super(actual, limit);
-    this.mono = mono;
+    super(actual, limit, mono);
     this.start = limit.now();
   }
 

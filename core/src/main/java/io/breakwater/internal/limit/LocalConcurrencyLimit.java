@@ -122,7 +122,8 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
 
   /** The subscriber that holds a permit for {@code actual}'s call and gives it back. */
   private <T> PermitSubscriber<T> holder(CoreSubscriber<? super T> actual, boolean mono) {
-    return adaptive == null ? new PermitSubscriber<>(actual, this) : new AdaptivePermitSubscriber<>(actual, this, mono);
+    return adaptive == null ? new PermitSubscriber<>(actual, this, mono)
+        : new AdaptivePermitSubscriber<>(actual, this, mono);
   }
 
   private void enqueue(Waiter waiter) {

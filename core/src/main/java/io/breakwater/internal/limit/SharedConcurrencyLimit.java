@@ -33,7 +33,7 @@ import reactor.util.context.ContextView;
  * through a local limit of the same size (each instance alone then keeps to the shared limit), and asks the store
  * again after a second; one that fails closed refuses them with {@code STORE_UNAVAILABLE}. A call cancelled while its
  * permit is being taken gives the permit back as soon as it arrives; a permit whose answer timed out comes back when
- * its lease runs out.
+ * its lease runs out. A {@code Mono}'s permit goes back with its value, as in the local limit.
  */
 public final class SharedConcurrencyLimit extends ConcurrencyEngine {
 
@@ -298,7 +298,9 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
             release(id, renewal);
           }
         };
-        return Flux.<T>from(source).doOnTerminate(once).doOnCancel(once);
+        Flux<T> call = Flux.<T>from(source).doOnTerminate(once).doOnCancel(once);
+        // a Mono's value is its end: what follows it downstream finds the permit given back
+        return mono ? call.doOnNext(v -> once.run()) : call;
       });
     }
 

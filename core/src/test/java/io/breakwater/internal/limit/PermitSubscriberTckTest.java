@@ -22,7 +22,7 @@ public class PermitSubscriberTckTest extends SubscriberWhiteboxVerification<Inte
     // every other one for the adaptive limit, a Flux's then a Mono's
     int n = created++;
     if (n % 2 == 0) {
-      return new PermitSubscriber<>(new WhiteboxProbeSubscriber<>(probe), fixed);
+      return new PermitSubscriber<>(new WhiteboxProbeSubscriber<>(probe), fixed, false);
     }
     return new AdaptivePermitSubscriber<>(new WhiteboxProbeSubscriber<>(probe), adaptive, n % 4 == 3);
   }

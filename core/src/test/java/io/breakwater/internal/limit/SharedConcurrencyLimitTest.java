@@ -132,6 +132,25 @@ class SharedConcurrencyLimitTest {
   }
 
   @Test
+  void aMonoGivesItsSharedPermitBackWithItsValueSoTheCallItsValueStartsFindsItFree() {
+    // Mono.subscribe(value, error, complete) takes the value as the end of the call: what its value starts (and what
+    // its caller reads, as RedisConcurrencyLimitIT's count of permits in flight) comes before the source's onComplete
+    ConcurrencyLimit limit = instance(1, Duration.ZERO, 1000);
+    TestPublisher<String> first = TestPublisher.create();
+    List<Object> seen = new ArrayList<>();
+    first.mono().transformDeferred(limitedBy(limit)).subscribe(v -> {
+      seen.add(v);
+      seen.add(limit.inFlight());
+      Mono.just("second").transformDeferred(limitedBy(limit)).subscribe(seen::add, seen::add);
+    });
+    first.next("first");
+    assertThat(seen).containsExactly("first", 0, "second");
+    first.complete();
+    assertThat(limit.inFlight()).isZero();
+    assertThat(store.held()).isZero();
+  }
+
+  @Test
   void aFinishedCallsLeaseIsNoLongerRenewed() {
     ConcurrencyLimit limit = instance(1, true);
     TestPublisher<String> call = TestPublisher.create();
