@@ -276,6 +276,27 @@ class CircuitBreakerTransitionsTest {
     assertThat(dated(transitions)).containsExactly("HALF_OPEN->CLOSED@33");
   }
 
+  /**
+   * A Mono's value is its end: {@code flatMap} and {@code subscribe(value -> ..)} start what follows it before the
+   * source's {@code onComplete}. A probe that answered has closed the breaker by then, so the chain's next call runs.
+   */
+  @Test
+  void aMonoProbeClosesTheBreakerWithItsValueSoTheNextCallOfAChainRuns() {
+    CircuitBreaker b = halfOpened();
+    reactor.test.publisher.TestPublisher<String> probe = reactor.test.publisher.TestPublisher.create();
+    List<Object> seen = new CopyOnWriteArrayList<>();
+    probe.mono().transformDeferred(guardedBy(b))
+        .flatMap(v -> {
+          seen.add(b.state());
+          return Mono.just("next").transformDeferred(guardedBy(b));
+        })
+        .subscribe(seen::add, seen::add);
+    probe.next("probe");
+    assertThat(seen).containsExactly(State.CLOSED, "next");
+    probe.complete();
+    assertThat(b.state()).isEqualTo(State.CLOSED);
+  }
+
   /** A Mono that completes empty has its outcome recorded when it completes. */
   @Test
   void anEmptyMonoProbeClosesTheBreakerWhenItCompletes() {

@@ -12,7 +12,8 @@ import reactor.util.context.Context;
 
 /**
  * Relays one admitted call and reports its outcome, exactly once, to the phases that admitted it — before the
- * terminal signal goes downstream, so that a retry sees the new state. A call is judged by its first element: its
+ * terminal signal goes downstream, so that a retry sees the new state; a {@code Mono}'s before its value, which
+ * {@code flatMap} and {@code subscribe(value -> ..)} take as its end. A call is judged by its first element: its
  * time to the first element tells a slow call, and a cancellation after it is a success. The clock is read once per
  * call (at the first element or the end), plus once after subscription for a call still running then, when slow
  * calls are timed.
@@ -115,8 +116,12 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
       throw new NullPointerException("onNext(null) in guardedBy(" + guard.tool.name + "): Reactive Streams rule 2.13");
     }
     if (first == 0) {
-      firstAt = time();
+      long now = time();
+      firstAt = now;
       FIRST.lazySet(this, 1);   // release: firstAt is visible to whoever sees first == 1
+      if ((flags & MONO) != 0 && DONE.compareAndSet(this, 0, 1)) {
+        finish(BreakerCore.SUCCESS, now);   // a Mono's value is its end: what it starts downstream sees the outcome
+      }
     }
     actual.onNext(t);
   }
@@ -140,6 +145,10 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
 
   @Override
   public void onComplete() {
+    if ((flags & MONO) != 0 && first != 0) {
+      actual.onComplete();   // settled by its value
+      return;
+    }
     if (DONE.compareAndSet(this, 0, 1)) {
       finish(BreakerCore.SUCCESS, endTime());
       actual.onComplete();
