@@ -91,7 +91,8 @@ public final class Chaos {
       if (mono) {
         throw new IllegalArgumentException("heartbeatsOnly applies to streams (Flux); for a Mono, use stallAfter(0)");
       }
-      return Flux.interval(every, scheduler).map(x -> heartbeat.get());
+      // one-shot delays, not Flux.interval: cancelling a periodic task may park on the scheduler's queue lock
+      return Mono.delay(every, scheduler).<T>map(x -> heartbeat.get()).repeat();
     });
   }
 

@@ -235,14 +235,17 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
   }
 
   private void release(String id, @Nullable Disposable renewal) {
-    if (renewal != null) {
-      renewal.dispose();
+    try {
+      if (renewal != null) {
+        renewal.dispose();
+      }
+    } finally {   // the permit comes back whatever the scheduler does on cancel
+      synchronized (this) {
+        inFlight--;
+      }
+      giveBack(id);
+      pump();
     }
-    synchronized (this) {
-      inFlight--;
-    }
-    giveBack(id);
-    pump();
   }
 
   private void giveBack(String id) {
@@ -284,9 +287,12 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
       return Flux.defer(() -> {
         Duration lease = shared.lease();
         Duration every = lease.dividedBy(3);
-        Disposable renewal = Flux.interval(every, every, scheduler())
-            .concatMap(i -> StoreCallBound.within(store.renew(id, lease), shared.operationTimeout(), scheduler())
-                .onErrorReturn(Boolean.TRUE))
+        // One-shot delays, not Flux.interval: cancelling a periodic task may park on the scheduler's queue lock,
+        // and a call ends (and stops its renewal) on an event loop
+        Disposable renewal = Mono.delay(every, scheduler())
+            .then(Mono.defer(() -> StoreCallBound.within(store.renew(id, lease), shared.operationTimeout(),
+                scheduler()).onErrorReturn(Boolean.TRUE)))
+            .repeat()
             .subscribe(held -> {
               if (!held) {
                 LOG.warn("Concurrency limit '{}': the lease of permit {} ran out while its call ran", name(), id);

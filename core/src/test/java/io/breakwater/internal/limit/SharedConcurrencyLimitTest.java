@@ -11,15 +11,18 @@ import io.breakwater.internal.ContextKeys;
 import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
+import io.breakwater.testing.DelegatingScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.test.publisher.TestPublisher;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
@@ -160,6 +163,38 @@ class SharedConcurrencyLimitTest {
     call.complete();
     clock.advanceTimeBy(Duration.ofSeconds(10));
     assertThat(store.renewals).isEqualTo(3);
+  }
+
+  @Test
+  void aLeaseIsRenewedByOneShotTimersSoACallEndingOnAnEventLoopStopsItsRenewalWithoutParking() {
+    // Cancelling a periodic task takes the scheduler's queue lock, which BlockHound rejects on an event loop when it
+    // is contended: the CI saw the call's end throw there and its permit never came back. Only one-shot timers here.
+    Scheduler oneShotOnly = new DelegatingScheduler(clock) {
+      @Override
+      public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
+        throw new AssertionError("a periodic task");
+      }
+
+      @Override
+      public Worker createWorker() {
+        throw new AssertionError("a worker (Flux.interval's periodic task)");
+      }
+    };
+    ConcurrencyLimit limit = new SharedConcurrencyLimit(new ConcurrencySettings("search", 1, null,
+        Duration.ofSeconds(30), 1000, FailureClassifier.defaults(), () -> oneShotOnly),
+        new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true), store);
+    TestPublisher<String> call = TestPublisher.create();
+    List<Object> seen = new ArrayList<>();
+    call.mono().transformDeferred(limitedBy(limit)).subscribe(seen::add, seen::add);
+    clock.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(store.renewals).as("every third of the 3 s lease").isEqualTo(10);
+    assertThat(store.held()).isEqualTo(1);
+    call.emit("done");
+    assertThat(seen).containsExactly("done");
+    assertThat(limit.inFlight()).isZero();
+    assertThat(store.held()).isZero();
+    clock.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(store.renewals).isEqualTo(10);
   }
 
   @Test
