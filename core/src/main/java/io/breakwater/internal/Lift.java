@@ -2,6 +2,7 @@ package io.breakwater.internal;
 
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
@@ -9,6 +10,7 @@ import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoOperator;
 import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 /**
  * Wraps a source so that subscribing to it goes through a hand-written operator's own subscribe logic: a {@code Mono}
@@ -55,6 +57,20 @@ public final class Lift {
       }
     } catch (Throwable e) {
       Operators.reportThrowInSubscribe(subscriber, e);
+    }
+  }
+
+  /**
+   * Cancels an operator's upstream for a reason of its own (a deadline, a stream timeout, a hedge that lost), after
+   * which the operator still has a signal to send. What a misbehaving source throws from {@code cancel} (Reactive
+   * Streams rule 3.15 says it must not; SDKs that drain a body on the cancelling thread do, under BlockHound) is
+   * dropped to {@code Hooks.onErrorDropped}, so that the signal still goes out.
+   */
+  public static void cancelUpstream(Subscription upstream, Context context) {
+    try {
+      upstream.cancel();
+    } catch (Throwable e) {
+      Operators.onErrorDropped(e, context);
     }
   }
 

@@ -2,6 +2,7 @@ package io.breakwater.internal.deadline;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.Lift;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
@@ -238,17 +239,9 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     }
   }
 
-  /**
-   * Cancels upstream for the deadline; what a misbehaving source throws from {@code cancel} (Reactive Streams rule
-   * 3.15 says it must not; SDKs that drain a body on the cancelling thread do, under BlockHound) is dropped, so that
-   * the deadline's error is still signalled.
-   */
+  /** Cancels upstream for the deadline, whose error is signalled whatever {@code cancel} throws. */
   private void cancelUpstream() {
-    try {
-      s.cancel();
-    } catch (Throwable e) {
-      Operators.onErrorDropped(e, context);
-    }
+    Lift.cancelUpstream(s, context);
   }
 
   /** Files this subscriber's timer for the earlier of its deadline and the nested one's, unless filed earlier. */

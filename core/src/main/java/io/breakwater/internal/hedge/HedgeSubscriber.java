@@ -723,11 +723,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
         return false;
       }
       if (current != null) {
-        try {
-          current.cancel();
-        } catch (Throwable e) {
-          Operators.onErrorDropped(e, parent.context);
-        }
+        Lift.cancelUpstream(current, parent.context);
       }
       return true;
     }

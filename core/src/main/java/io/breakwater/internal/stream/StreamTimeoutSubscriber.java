@@ -2,6 +2,7 @@ package io.breakwater.internal.stream;
 
 import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
+import io.breakwater.internal.Lift;
 import io.breakwater.internal.Saturating;
 import io.breakwater.stream.StreamTimeouts;
 import java.lang.invoke.MethodHandles;
@@ -341,13 +342,9 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
   }
 
-  /** Cancels upstream; what a misbehaving source throws from {@code cancel} is dropped, and the error still signalled. */
+  /** Cancels upstream for a timeout, whose error is signalled whatever {@code cancel} throws. */
   private void cancelUpstream() {
-    try {
-      s.cancel();
-    } catch (Throwable e) {
-      Operators.onErrorDropped(e, actual.currentContext());
-    }
+    Lift.cancelUpstream(s, actual.currentContext());
   }
 
   /** Coarse mode: a tick. */
