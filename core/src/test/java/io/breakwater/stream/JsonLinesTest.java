@@ -49,6 +49,22 @@ class JsonLinesTest {
   }
 
   @Test
+  void aByteOrderMarkAloneOnTheFirstLineLeavesABlankLine() {
+    assertEveryCut("\uFEFF\n{\"a\":1}\n", List.of("{\"a\":1}"));
+  }
+
+  @Test
+  void aLineOfExactlyTheLimitIsReadAndOneByteMoreFails() {
+    String exactly = "{\"t\":\"" + "x".repeat(64 - 8) + "\"}";   // 64 bytes before its line feed
+    assertThat(utf8(exactly)).hasSize(64);
+    JsonLines limit = JsonLines.builder().maxLineBytes(64).build();
+    assertThat(decode(limit, utf8(exactly + "\n"))).containsExactly(exactly);
+    StepVerifier.create(limit.lines(Flux.just(Unpooled.wrappedBuffer(utf8(exactly + " \n")))))
+        .expectError(EventTooLargeException.class)
+        .verify(VERIFY);
+  }
+
+  @Test
   void anUnterminatedLastLineIsDiscarded() {
     assertEveryCut("{\"a\":1}\n{\"b\":", List.of("{\"a\":1}"));
   }

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -117,6 +119,16 @@ class StreamTimeoutModesTest {
     vts.advanceTimeBy(Duration.ofMillis(1));
     assertThat(seen).containsExactly("FirstItemTimeoutException@10000");
 
+    // subscribed later: the error says how long this subscription waited, not the clock's reading
+    List<Throwable> errors = new CopyOnWriteArrayList<>();
+    Sinks.Many<String> later = Sinks.many().unicast().onBackpressureBuffer();
+    later.asFlux().transformDeferred(streamTimeouts(first)).subscribe(v -> {}, errors::add);
+    vts.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(errors).singleElement().isInstanceOfSatisfying(FirstItemTimeoutException.class, e -> {
+      assertThat(e.firstItemTimeout()).isEqualTo(Duration.ofSeconds(10));
+      assertThat(e.waited()).isEqualTo(Duration.ofSeconds(10));
+    });
+
     seen.clear();
     Sinks.Many<String> answering = Sinks.many().unicast().onBackpressureBuffer();
     answering.asFlux().transformDeferred(streamTimeouts(first)).subscribe(new Recorder());
@@ -125,7 +137,7 @@ class StreamTimeoutModesTest {
     vts.advanceTimeBy(Duration.ofHours(1));
     answering.tryEmitNext("late but fine");
     answering.tryEmitComplete();
-    assertThat(seen).containsExactly("tok", "late but fine", "complete@3613000");
+    assertThat(seen).containsExactly("tok", "late but fine", "complete@3623000");
     assertThat(counting.pendingTasks()).as("no timer left once the first item came").isZero();
   }
 
@@ -152,12 +164,15 @@ class StreamTimeoutModesTest {
     // The consumer holds one item for 6 s of virtual time (it advances the clock inside onNext, so the timer fires on
     // this thread while the item is being delivered): the timeout must not overlap the item, and must not be lost.
     Sinks.Many<String> source = Sinks.many().unicast().onBackpressureBuffer();
-    source.asFlux().transformDeferred(streamTimeouts(builder(coarse).idle(Duration.ofSeconds(4)).build()))
+    AtomicBoolean cancelled = new AtomicBoolean();
+    source.asFlux().doOnCancel(() -> cancelled.set(true))
+        .transformDeferred(streamTimeouts(builder(coarse).idle(Duration.ofSeconds(4)).build()))
         .subscribe(new BaseSubscriber<>() {
           @Override
           protected void hookOnNext(String value) {
             seen.add(value);
             vts.advanceTimeBy(Duration.ofSeconds(6));
+            seen.add("upstream cancelled while the item is held: " + cancelled.get());
             seen.add(value + " returned");
           }
 
@@ -168,10 +183,10 @@ class StreamTimeoutModesTest {
         });
     vts.advanceTimeBy(Duration.ofSeconds(1));
     source.tryEmitNext("slow");
-    assertThat(seen).containsExactly("slow", "slow returned", "IdleTimeoutException");
-    assertThat(source.currentSubscriberCount()).as("upstream cancelled").isZero();
+    assertThat(seen).containsExactly("slow", "upstream cancelled while the item is held: true", "slow returned",
+        "IdleTimeoutException");
     vts.advanceTimeBy(Duration.ofMinutes(1));
-    assertThat(seen).hasSize(3);
+    assertThat(seen).hasSize(4);
     assertThat(meters.get("breakwater.stream.timeouts").tag("type", "idle").counter().count()).isEqualTo(1);
   }
 
@@ -185,7 +200,7 @@ class StreamTimeoutModesTest {
     source.flux().transformDeferred(streamTimeouts(builder(coarse).idle(Duration.ofSeconds(4)).build()))
         .doOnDiscard(String.class, discarded::add)
         .contextWrite(Context.of("reactor.onErrorDropped.local",
-            (java.util.function.Consumer<Throwable>) dropped::add))
+            (Consumer<Throwable>) dropped::add))
         .subscribe(new Recorder());
     source.next("tok");
     vts.advanceTimeBy(Duration.ofSeconds(10));
