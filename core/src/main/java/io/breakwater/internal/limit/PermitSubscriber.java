@@ -7,8 +7,9 @@ import reactor.core.CoreSubscriber;
  * call terminates or is cancelled — before the terminal signal goes downstream, so that the next call of a sequence
  * finds it free. A {@code Mono}'s value is its end: the permit goes back before the value goes downstream, because
  * {@code Mono.subscribe(value, error, complete)} and {@code then} chains take the value as the end and start what
- * follows it before the source's {@code onComplete}. It holds nothing but what that needs: the common path of {@code limitedBy(fixed)} is one
- * compare-and-set to take the permit, one to settle the call and one decrement to give the permit back.
+ * follows it before the source's {@code onComplete}. It holds nothing but what that needs: the common path of
+ * {@code limitedBy(fixed)} is one compare-and-set to take the permit, one to settle the call and one decrement to give
+ * the permit back.
  * {@link AdaptivePermitSubscriber} also times the call for an adaptive limit.
  */
 class PermitSubscriber<T> extends PermitRelay<T> {
