@@ -152,14 +152,22 @@ public final class ResponseAssembler {
     return c;
   }
 
-  /** UTF-8 length of {@code s} (a lone surrogate counts 3, as its replacement would). */
+  /** UTF-8 length of {@code s} (a lone surrogate counts 3, as its replacement character U+FFFD would). */
   static long utf8Length(String s) {
     int n = s.length();
     long bytes = n;
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);
-      if (c >= 0x80) {
-        bytes += c < 0x800 ? 1 : Character.isSurrogate(c) ? 1 : 2;
+      if (c < 0x80) {
+        continue;
+      }
+      if (c < 0x800) {
+        bytes += 1;
+      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+        bytes += 2;   // a pair: 4 bytes for its 2 chars
+        i++;
+      } else {
+        bytes += 2;   // 3 bytes: the rest of the basic plane, and a lone surrogate's replacement
       }
     }
     return bytes;

@@ -1,0 +1,76 @@
+package io.breakwater.internal.stream.llm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.breakwater.stream.llm.Citation;
+import io.breakwater.stream.llm.FinishReason;
+import io.breakwater.stream.llm.LlmDelta;
+import io.breakwater.stream.llm.TokenUsage;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The size of what a response holds, which the client's {@code maxResponseBytes} bounds. */
+class ResponseAssemblerTest {
+
+  private static long utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  @Test
+  void theLengthOfValidTextIsItsUtf8LengthAndALoneSurrogateCountsAsItsReplacementCharacter() {
+    for (String s : List.of("", "a", "\u007f", "\u0080", "h\u00e9llo", "\u07ff", "\u0800", "\u20ac", "\uffee",
+        "\ud83d\ude00", "a\ud83d\ude00b\u4e2d")) {
+      assertThat(ResponseAssembler.utf8Length(s)).as(s).isEqualTo(utf8(s));
+    }
+    // U+FFFD, what a decoder makes of a lone surrogate, is 3 bytes
+    assertThat(ResponseAssembler.utf8Length("\ud83d")).isEqualTo(3);
+    assertThat(ResponseAssembler.utf8Length("\ude00")).isEqualTo(3);
+    assertThat(ResponseAssembler.utf8Length("\ud83dx")).isEqualTo(4);
+    assertThat(ResponseAssembler.utf8Length("\ude00\ud83d")).as("a low then a high surrogate is no pair")
+        .isEqualTo(6);
+  }
+
+  @Test
+  void everyKindOfOutputCountsItsBytesAndBookkeepingCountsNone() {
+    ResponseAssembler response = new ResponseAssembler(new ObjectMapper());
+    assertThat(response.isEmpty()).isTrue();
+    long expected = 0;
+    response.accept(new LlmDelta.Metadata("resp_1", "model-x"));
+    response.accept(new LlmDelta.Text(0, "h\u00e9llo"));
+    expected += utf8("h\u00e9llo");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    assertThat(response.isEmpty()).isFalse();
+    response.accept(new LlmDelta.ToolCallStart(0, 0, "call_1", "s\u00f6k", false));
+    expected += utf8("call_1") + utf8("s\u00f6k");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    response.accept(new LlmDelta.ToolCallArguments(0, 0, "{\"q\":\"\u20ac\"}"));
+    expected += utf8("{\"q\":\"\u20ac\"}");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    response.accept(new LlmDelta.Reasoning(0, "thinking \u00e9"));
+    expected += utf8("thinking \u00e9");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    response.accept(new LlmDelta.Refusal(0, "no \u00e9"));
+    expected += utf8("no \u00e9");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    response.accept(new LlmDelta.ReasoningSignature(0, "sig\u00e9"));
+    expected += utf8("sig\u00e9");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    response.accept(new LlmDelta.RedactedReasoning(0, "opaque\u00e9"));
+    expected += utf8("opaque\u00e9");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    response.accept(new LlmDelta.CitationAdded(0, new Citation("https://e.x/\u00e9", "T\u00e9", "cit\u00e9d",
+        JsonNodeFactory.instance.objectNode())));
+    expected += utf8("https://e.x/\u00e9") + utf8("T\u00e9") + utf8("cit\u00e9d");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    response.accept(new LlmDelta.Output(0, "web_search_call", JsonNodeFactory.instance.objectNode().put("k", "\u00e9")));
+    expected += utf8("{\"k\":\"\u00e9\"}");
+    assertThat(response.outputBytes()).isEqualTo(expected);
+    response.accept(new LlmDelta.Finish(0, FinishReason.STOP, "stop"));
+    response.accept(new LlmDelta.Usage(new TokenUsage(1, 2, 3, 0, 0)));
+    response.accept(new LlmDelta.Done(1));
+    assertThat(response.outputBytes()).as("bookkeeping is not output").isEqualTo(expected);
+  }
+}
