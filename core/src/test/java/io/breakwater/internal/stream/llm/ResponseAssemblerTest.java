@@ -65,7 +65,8 @@ class ResponseAssemblerTest {
         JsonNodeFactory.instance.objectNode())));
     expected += utf8("https://e.x/\u00e9") + utf8("T\u00e9") + utf8("cit\u00e9d");
     assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.Output(0, "web_search_call", JsonNodeFactory.instance.objectNode().put("k", "\u00e9")));
+    response.accept(new LlmDelta.Output(0, "web_search_call",
+        JsonNodeFactory.instance.objectNode().put("k", "\u00e9")));
     expected += utf8("{\"k\":\"\u00e9\"}");
     assertThat(response.outputBytes()).isEqualTo(expected);
     response.accept(new LlmDelta.Finish(0, FinishReason.STOP, "stop"));
