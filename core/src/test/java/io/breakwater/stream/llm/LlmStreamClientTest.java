@@ -343,6 +343,31 @@ class LlmStreamClientTest {
   }
 
   @Test
+  void aResumeFromATextualEventIdDropsTheEventsCarryingThatIdAndKeepsTheRest() {
+    // an event without an id line carries the last id seen (SSE's last event ID): "c" is dropped with "b", "e" is kept
+    // with "d"
+    ScriptedTransport transport = ScriptedTransport.of(
+        script("id: evt-a\n" + text("a") + "id: evt-b\n" + text("b"), new SocketException("reset")),
+        script("id: evt-b\n" + text("b") + text("c") + "id: evt-c\n" + text("d") + text("e") + CHAT_DONE));
+    StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_CHAT, transport).build().stream(REQUEST)
+            .as(LlmResponse::aggregate))
+        .thenAwait(Duration.ofSeconds(1))
+        .assertNext(r -> assertThat(r.text()).isEqualTo("abde"))
+        .verifyComplete();
+    assertThat(transport.attempts).extracting(Attempt::lastEventId).containsExactly(null, "evt-b");
+  }
+
+  @Test
+  void aResponseOfExactlyMaxResponseBytesIsDelivered() {
+    LlmStreamClient client = client(Dialect.OPENAI_CHAT,
+        ScriptedTransport.always(CHAT_ROLE, text("0123456789"), text("\u00e9"), CHAT_DONE))
+        .maxResponseBytes(12).build();
+    StepVerifier.withVirtualTime(() -> client.stream(REQUEST).as(LlmResponse::aggregate))
+        .assertNext(r -> assertThat(r.text()).isEqualTo("0123456789\u00e9"))
+        .verifyComplete();
+  }
+
+  @Test
   void theOutputIsBoundedByMaxResponseBytes() {
     LlmStreamClient client = client(Dialect.OPENAI_CHAT,
         ScriptedTransport.always(CHAT_ROLE, text("0123456789"), text("é"), text("more"), CHAT_DONE))
