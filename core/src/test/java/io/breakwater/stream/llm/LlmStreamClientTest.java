@@ -358,6 +358,20 @@ class LlmStreamClientTest {
   }
 
   @Test
+  void framingIsNeitherAFirstTokenNorProgress() {
+    ScriptedTransport framing = ScriptedTransport.always(CHAT_ROLE, Duration.ofMillis(300), CHAT_ROLE,
+        Duration.ofMillis(300), CHAT_ROLE, Duration.ofMillis(300), CHAT_ROLE, ScriptedTransport.NEVER);
+    StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_CHAT, framing)
+            .timeouts(StreamTimeouts.builder().firstItem(Duration.ofSeconds(1)).idle(Duration.ofSeconds(10)).build())
+            .build().stream(REQUEST))
+        .thenAwait(Duration.ofMillis(999))
+        .expectNoEvent(Duration.ofNanos(1))
+        .thenAwait(Duration.ofSeconds(1))
+        .expectError(FirstItemTimeoutException.class)
+        .verify(VERIFY);
+  }
+
+  @Test
   void aResponseOfExactlyMaxResponseBytesIsDelivered() {
     LlmStreamClient client = client(Dialect.OPENAI_CHAT,
         ScriptedTransport.always(CHAT_ROLE, text("0123456789"), text("\u00e9"), CHAT_DONE))
