@@ -288,6 +288,7 @@ class LlmStreamClientTest {
         .expectErrorSatisfies(e -> {
           assertThat(e).isInstanceOf(StreamTruncatedException.class).hasCauseInstanceOf(SocketException.class);
           assertThat(LlmResponse.partialOf(e).orElseThrow().text()).isEqualTo("Pack an umbrella.");
+          assertThat(((StreamTruncatedException) e).itemsDelivered()).as("the three text deltas").isEqualTo(3);
         })
         .verify(VERIFY);
     assertThat(transport.attempts).as("no GET for a response created with background: false").hasSize(1);
@@ -393,6 +394,7 @@ class LlmStreamClientTest {
           assertThat(e.getCause()).hasMessageContaining("maxResponseBytes");
           assertThat(((StreamTruncatedException) e).failureKind()).isEqualTo(FailureKind.INVALID_ARGUMENT);
           assertThat(LlmResponse.partialOf(e).orElseThrow().text()).isEqualTo("0123456789é");
+          assertThat(((StreamTruncatedException) e).itemsDelivered()).isEqualTo(2);
         })
         .verify(VERIFY);
   }
