@@ -9,10 +9,7 @@ import io.breakwater.stream.llm.Citation;
 import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.FinishReason;
 import io.breakwater.stream.llm.LlmDelta;
-import io.breakwater.stream.llm.LlmStreamException;
 import io.breakwater.stream.llm.TokenUsage;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -24,39 +21,7 @@ class DecoderBranchesTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Records what a decoder reports; every sequence number is new. */
-  private static final class Recording implements DialectDecoder.Out {
-    final List<LlmDelta> deltas = new ArrayList<>();
-    final List<LlmStreamException> failures = new ArrayList<>();
-    int terminals;
-
-    @Override
-    public void delta(LlmDelta delta) {
-      deltas.add(delta);
-    }
-
-    @Override
-    public void terminal() {
-      terminals++;
-    }
-
-    @Override
-    public void fail(LlmStreamException error) {
-      failures.add(error);
-    }
-
-    @Override
-    public void raw(String type, JsonNode json) {
-      // the raw events are not under test here
-    }
-
-    @Override
-    public boolean sequence(long number) {
-      return true;
-    }
-  }
-
-  private final Recording out = new Recording();
+  private final RecordingOut out = new RecordingOut();
 
   private static DialectDecoder decoder(Dialect dialect) {
     return DialectDecoder.of(dialect, JSON, "test", UnaryOperator.identity());

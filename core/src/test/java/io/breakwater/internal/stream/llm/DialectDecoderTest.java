@@ -8,8 +8,6 @@ import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmStreamException;
 import io.breakwater.stream.llm.TokenUsage;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,34 +18,7 @@ class DialectDecoderTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Collects what a decoder puts out. */
-  static final class Recorded implements DialectDecoder.Out {
-    final List<LlmDelta> deltas = new ArrayList<>();
-    final List<LlmStreamException> failures = new ArrayList<>();
-
-    @Override
-    public void delta(LlmDelta delta) {
-      deltas.add(delta);
-    }
-
-    @Override
-    public void terminal() {}
-
-    @Override
-    public void fail(LlmStreamException error) {
-      failures.add(error);
-    }
-
-    @Override
-    public void raw(String type, JsonNode json) {}
-
-    @Override
-    public boolean sequence(long number) {
-      return true;
-    }
-  }
-
-  private final Recorded out = new Recorded();
+  private final RecordingOut out = new RecordingOut();
   private final DialectDecoder decoder = DialectDecoder.of(Dialect.OPENAI_CHAT, JSON, "llm:test",
       text -> text.replace("sk-secret", "[redacted]"));
 

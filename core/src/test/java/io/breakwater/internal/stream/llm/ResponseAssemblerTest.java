@@ -33,45 +33,36 @@ class ResponseAssemblerTest {
         .isEqualTo(6);
   }
 
+  /** Accepts {@code delta} and checks that it added the UTF-8 bytes of {@code output}, nothing more. */
+  private static void assertAdds(ResponseAssembler response, LlmDelta delta, String... output) {
+    long before = response.outputBytes();
+    response.accept(delta);
+    long added = 0;
+    for (String s : output) {
+      added += utf8(s);
+    }
+    assertThat(response.outputBytes() - before).as(delta.toString()).isEqualTo(added);
+  }
+
   @Test
   void everyKindOfOutputCountsItsBytesAndBookkeepingCountsNone() {
     ResponseAssembler response = new ResponseAssembler(new ObjectMapper());
     assertThat(response.isEmpty()).isTrue();
-    long expected = 0;
-    response.accept(new LlmDelta.Metadata("resp_1", "model-x"));
-    response.accept(new LlmDelta.Text(0, "h\u00e9llo"));
-    expected += utf8("h\u00e9llo");
-    assertThat(response.outputBytes()).isEqualTo(expected);
+    assertAdds(response, new LlmDelta.Metadata("resp_1", "model-x"));
+    assertAdds(response, new LlmDelta.Text(0, "h\u00e9llo"), "h\u00e9llo");
     assertThat(response.isEmpty()).isFalse();
-    response.accept(new LlmDelta.ToolCallStart(0, 0, "call_1", "s\u00f6k", false));
-    expected += utf8("call_1") + utf8("s\u00f6k");
-    assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.ToolCallArguments(0, 0, "{\"q\":\"\u20ac\"}"));
-    expected += utf8("{\"q\":\"\u20ac\"}");
-    assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.Reasoning(0, "thinking \u00e9"));
-    expected += utf8("thinking \u00e9");
-    assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.Refusal(0, "no \u00e9"));
-    expected += utf8("no \u00e9");
-    assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.ReasoningSignature(0, "sig\u00e9"));
-    expected += utf8("sig\u00e9");
-    assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.RedactedReasoning(0, "opaque\u00e9"));
-    expected += utf8("opaque\u00e9");
-    assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.CitationAdded(0, new Citation("https://e.x/\u00e9", "T\u00e9", "cit\u00e9d",
-        JsonNodeFactory.instance.objectNode())));
-    expected += utf8("https://e.x/\u00e9") + utf8("T\u00e9") + utf8("cit\u00e9d");
-    assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.Output(0, "web_search_call",
-        JsonNodeFactory.instance.objectNode().put("k", "\u00e9")));
-    expected += utf8("{\"k\":\"\u00e9\"}");
-    assertThat(response.outputBytes()).isEqualTo(expected);
-    response.accept(new LlmDelta.Finish(0, FinishReason.STOP, "stop"));
-    response.accept(new LlmDelta.Usage(new TokenUsage(1, 2, 3, 0, 0)));
-    response.accept(new LlmDelta.Done(1));
-    assertThat(response.outputBytes()).as("bookkeeping is not output").isEqualTo(expected);
+    assertAdds(response, new LlmDelta.ToolCallStart(0, 0, "call_1", "s\u00f6k", false), "call_1", "s\u00f6k");
+    assertAdds(response, new LlmDelta.ToolCallArguments(0, 0, "{\"q\":\"\u20ac\"}"), "{\"q\":\"\u20ac\"}");
+    assertAdds(response, new LlmDelta.Reasoning(0, "thinking \u00e9"), "thinking \u00e9");
+    assertAdds(response, new LlmDelta.Refusal(0, "no \u00e9"), "no \u00e9");
+    assertAdds(response, new LlmDelta.ReasoningSignature(0, "sig\u00e9"), "sig\u00e9");
+    assertAdds(response, new LlmDelta.RedactedReasoning(0, "opaque\u00e9"), "opaque\u00e9");
+    assertAdds(response, new LlmDelta.CitationAdded(0, new Citation("https://e.x/\u00e9", "T\u00e9", "cit\u00e9d",
+        JsonNodeFactory.instance.objectNode())), "https://e.x/\u00e9", "T\u00e9", "cit\u00e9d");
+    assertAdds(response, new LlmDelta.Output(0, "web_search_call",
+        JsonNodeFactory.instance.objectNode().put("k", "\u00e9")), "{\"k\":\"\u00e9\"}");
+    assertAdds(response, new LlmDelta.Finish(0, FinishReason.STOP, "stop"));
+    assertAdds(response, new LlmDelta.Usage(new TokenUsage(1, 2, 3, 0, 0)));
+    assertAdds(response, new LlmDelta.Done(1));
   }
 }
