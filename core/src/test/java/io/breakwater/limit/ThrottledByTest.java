@@ -339,6 +339,24 @@ class ThrottledByTest {
   }
 
   @Test
+  void aReaderOfTheApplicationsOwnMayAskForAWaitBeyondWhatNanosecondsHoldAndTheCallStillEndsWithItsOwnError() {
+    Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+    RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1))
+        .providerHeaders((headers, now) -> new ProviderRateLimits.Reading(
+            new ProviderRateLimits.Quota(60, 0, forever), null, forever))
+        .build();
+    HttpStatusException tooMany = new HttpStatusException(429);
+    // before the fix the reading's conversion threw inside the call's end and the call never ended: bound the wait
+    StepVerifier.create(Mono.error(tooMany).transformDeferred(throttledBy(rate)))
+        .expectErrorSatisfies(e -> assertThat(e).isSameAs(tooMany))
+        .verify(Duration.ofSeconds(5));
+    StepVerifier.create(Mono.just(1).transformDeferred(throttledBy(rate)))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(LimitExceededException.class,
+            refused -> assertThat(refused.reason()).isEqualTo(LimitExceededException.Reason.WOULD_WAIT_TOO_LONG)))
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
   void a429StopsEveryCallUntilItsRetryAfter() {
     RateLimit rate = limit("openai").requests(60, Duration.ofMinutes(1)).build();
     StepVerifier.create(Mono.error(new HttpStatusException(429, Map.of("Retry-After", List.of("7"))))

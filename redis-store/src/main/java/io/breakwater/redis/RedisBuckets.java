@@ -188,8 +188,12 @@ final class RedisBuckets implements BucketStore {
         Long.toString(Math.max(Duration.ofMinutes(10).toMillis(), 2 * longest)));
   }
 
+  /**
+   * Microseconds of {@code interval} (the learnt interval when {@code null}), saturated: a provider's reading comes
+   * from a reader that may be the application's own, with any duration.
+   */
   private static long micros(@Nullable Duration interval) {
-    return (interval != null ? interval : RateSettings.LEARNT_INTERVAL).toNanos() / 1000;
+    return Saturating.nanos(interval != null ? interval : RateSettings.LEARNT_INTERVAL) / 1000;
   }
 
   @Override
@@ -225,7 +229,7 @@ final class RedisBuckets implements BucketStore {
     Reading r = s.reading() != null ? s.reading() : Reading.NONE;
     quota(args, r.requests());
     quota(args, r.tokens());
-    args.add(Long.toString(r.retryAfter() == null ? -1 : r.retryAfter().toNanos() / 1000));
+    args.add(Long.toString(r.retryAfter() == null ? -1 : micros(r.retryAfter())));
     return eval(args).then();
   }
 
@@ -233,7 +237,7 @@ final class RedisBuckets implements BucketStore {
     args.add(q == null ? "0" : "1");
     args.add(Long.toString(q == null ? -1 : q.limit()));
     args.add(Long.toString(q == null ? -1 : q.remaining()));
-    args.add(Long.toString(q == null || q.reset() == null ? -1 : q.reset().toNanos() / 1000));
+    args.add(Long.toString(q == null || q.reset() == null ? -1 : micros(q.reset())));
   }
 
   private Mono<List<Object>> eval(List<Object> args) {

@@ -7,6 +7,9 @@ import io.breakwater.failure.HttpStatusException;
 import io.breakwater.limit.CallWeight;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
+import io.breakwater.limit.ProviderRateLimits;
+import io.breakwater.limit.ProviderRateLimits.Quota;
+import io.breakwater.limit.ProviderRateLimits.Reading;
 import io.breakwater.limit.RateLimit;
 import io.breakwater.redis.testing.RedisProcess;
 import java.time.Duration;
@@ -91,6 +94,31 @@ class RedisRateLimitIT {
     long start = System.nanoTime();
     Mono.just(1).transformDeferred(throttledBy(limit, CallWeight.tokens(1))).block(Duration.ofSeconds(10));
     assertThat((System.nanoTime() - start) / 1_000_000).as("no call for 2 s after a 429").isGreaterThan(1_500L);
+  }
+
+  @Test
+  void aRetryAfterTooLongForNanosecondsFromACustomReaderBlocksTheSharedBucketInsteadOfFailingTheSettlement() {
+    // ProviderRateLimits is public: a reader of its own may give any non-negative Duration, beyond what a long holds
+    // in nanoseconds; the built-in readers cap theirs, the store must not rely on it
+    Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+    ProviderRateLimits saysForever = (headers, now) -> new Reading(new Quota(100, 0, forever), null, forever);
+    RateLimit limit = RedisRateLimit.builder(a, RateLimit.builder("openai").requests(100, Duration.ofMinutes(1))
+        .providerHeaders(saysForever).maxWait(Duration.ofMillis(300)).build())
+        .operationTimeout(Duration.ofSeconds(5)).build();
+    HttpStatusException tooMany = new HttpStatusException(429, Map.of("retry-after", List.of("1")));
+
+    Object first = Mono.error(tooMany).transformDeferred(throttledBy(limit)).map(Object.class::cast)
+        .onErrorResume(Mono::just).block(Duration.ofSeconds(5));
+    assertThat(first).as("the call's own error, not the settlement's").isSameAs(tooMany);
+    assertThat(redis.command("HGET", "bw:rate:{openai}", "blk")).as("the block was stored").isNotBlank();
+    // the first call to ask learns the wait from the store and waits its maxWait out; the one after it is refused
+    // at once from that answer
+    for (Reason expected : List.of(Reason.WAITED_TOO_LONG, Reason.WOULD_WAIT_TOO_LONG)) {
+      Object next = Mono.just(1).transformDeferred(throttledBy(limit)).map(Object.class::cast)
+          .onErrorResume(Mono::just).block(Duration.ofSeconds(5));
+      assertThat(next).isInstanceOfSatisfying(LimitExceededException.class,
+          e -> assertThat(e.reason()).isEqualTo(expected));
+    }
   }
 
   @Test

@@ -299,7 +299,7 @@ final class RateBuckets {
     apply(REQUESTS, reading.requests(), admitted(REQUESTS) - admittedRequests, admittedAt, now, false);
     apply(TOKENS, reading.tokens(), admitted(TOKENS) - admittedTokens, admittedAt, now, false);
     if (reading.retryAfter() != null) {
-      block(Nanos.add(now, reading.retryAfter().toNanos()));
+      block(Nanos.add(now, Nanos.of(reading.retryAfter())));
     }
   }
 
@@ -313,7 +313,7 @@ final class RateBuckets {
     apply(REQUESTS, reading.requests(), admitted(REQUESTS) - admittedRequests, admittedAt, now, true);
     apply(TOKENS, reading.tokens(), admitted(TOKENS) - admittedTokens, admittedAt, now, true);
     if (reading.retryAfter() != null) {
-      block(Nanos.add(now, reading.retryAfter().toNanos()));
+      block(Nanos.add(now, Nanos.of(reading.retryAfter())));
     }
     if (reading.requests() == null && reading.tokens() == null) {
       level[REQUESTS] = Math.min(level[REQUESTS], 0);
@@ -356,7 +356,7 @@ final class RateBuckets {
     double providerLimit = q.limit() != Quota.UNKNOWN ? q.limit() : cap[d];
     Duration reset = q.reset();
     if (reset != null && !reset.isZero() && q.remaining() < providerLimit) {
-      long resetNanos = reset.toNanos();
+      long resetNanos = Nanos.of(reset);
       pacedRate[d] = Math.min(rate(d), (providerLimit - q.remaining()) / (double) resetNanos);
       pacedUntil[d] = Nanos.add(now, resetNanos);
     } else {

@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -221,7 +222,7 @@ public final class SharedRateLimit extends RateEngine {
       storeUnreachable(null);
       return;
     }
-    StoreCallBound.within(store.take(head.tokens), shared.operationTimeout(), scheduler())
+    StoreCallBound.within(Mono.defer(() -> store.take(head.tokens)), shared.operationTimeout(), scheduler())
         .subscribe(taken -> answered(head, taken), this::storeUnreachable);
   }
 
@@ -287,7 +288,9 @@ public final class SharedRateLimit extends RateEngine {
   }
 
   private void settle(Settlement settlement) {
-    store.settle(settlement).timeout(shared.operationTimeout(), scheduler()).subscribe(null,
+    // deferred: a store that throws instead of answering with an error (a bug of its own) must not take the
+    // signal of the call being settled with it
+    Mono.defer(() -> store.settle(settlement)).timeout(shared.operationTimeout(), scheduler()).subscribe(null,
         e -> LOG.debug("Rate limit '{}': a call's settlement did not reach {} ({})", name(), store, e.toString()),
         this::pump);
   }

@@ -128,6 +128,21 @@ class RateBucketsTest {
   }
 
   @Test
+  void aRetryAfterOrResetTooLongForNanosecondsFromACustomReaderSaturatesInsteadOfThrowing() {
+    // ProviderRateLimits is public: a reader of its own may hand over any non-negative Duration, far beyond the
+    // 292 years a long holds in nanoseconds. The built-in readers cap theirs; the buckets must not rely on it.
+    Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+    RateBuckets observed = new RateBuckets(SETTINGS, 0);
+    observed.observe(new Reading(null, new Quota(1_000, 0, forever), forever), 0, 0, 0, 0);
+    assertThat(observed.canTake(0, Long.MAX_VALUE - 1)).as("blocked until the end of the clock").isFalse();
+    assertThat(observed.nanosUntil(1, 0, 0)).isEqualTo(Long.MAX_VALUE);
+
+    RateBuckets rejected = new RateBuckets(SETTINGS, 0);
+    rejected.rejected(new Reading(new Quota(10, 0, forever), null, forever), 0, 0, 0, 0, 0);
+    assertThat(rejected.canTake(0, Long.MAX_VALUE - 1)).isFalse();
+  }
+
+  @Test
   void a429StopsCallsForOneSecondWithoutARetryAfterAndEmptiesTheBucketsWhenItSaysNothingElse() {
     RateBuckets quiet = new RateBuckets(SETTINGS, 0);
     quiet.take(100);

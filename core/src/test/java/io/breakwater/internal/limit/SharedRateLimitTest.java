@@ -128,6 +128,40 @@ class SharedRateLimitTest {
         assertThat(((LimitExceededException) e).reason()).isEqualTo(Reason.STORE_UNAVAILABLE));
   }
 
+  @Test
+  void aStoreThatThrowsInsteadOfAnsweringLosesNeitherTheCallsOwnErrorNorTheNextCall() {
+    BucketStore throwing = new BucketStore() {
+      @Override
+      public Mono<Taken> take(long tokens) {
+        if (tokens == 13) {
+          throw new IllegalStateException("a store's own bug, thrown instead of returned");
+        }
+        return store.take(tokens);
+      }
+
+      @Override
+      public Mono<Void> settle(Settlement settlement) {
+        throw new IllegalStateException("a store's own bug, thrown instead of returned");
+      }
+
+      @Override
+      public String toString() {
+        return "a throwing store";
+      }
+    };
+    RateLimit limit = instance(settings, throwing);
+    HttpStatusException tooMany = new HttpStatusException(429, Map.of());
+    List<Throwable> errors = new ArrayList<>();
+    Mono.error(tooMany).transformDeferred(throttledBy(limit)).subscribe(v -> {}, errors::add);
+    assertThat(errors).as("the call's own error, though its settlement threw").containsExactly(tooMany);
+
+    List<Long> ran = ranAt(limit, 1, 10);
+    assertThat(ran).as("the next call is not stuck behind the failed settlement").containsExactly(0L);
+    List<Long> throwingTake = ranAt(limit, 1, 13);
+    assertThat(throwingTake).as("a take that throws is a store that failed: the local fallback runs the call at once")
+        .containsExactly(0L);
+  }
+
   private RateLimit instance(RateSettings settings, BucketStore store) {
     return new SharedRateLimit(settings, new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3),
         Duration.ofMillis(50), true), store);
