@@ -1,10 +1,12 @@
 package io.breakwater.redis;
 
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.retry.TokenBucketRetryBudget;
 import io.breakwater.retry.RetryBudget;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -14,7 +16,9 @@ import org.redisson.api.RedissonReactiveClient;
 import org.redisson.client.RedisConnectionException;
 import org.redisson.client.codec.StringCodec;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -47,6 +51,11 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
 
   private static final Logger LOG = Loggers.getLogger(RedisRetryBudget.class);
   private static final long TOKEN = 1000L;
+  /**
+   * The longest flush delay asked of the scheduler (about 73 years): a longer one would overflow its own arithmetic,
+   * and a virtual clock would run the task at once.
+   */
+  private static final long MAX_DELAY_NANOS = 1L << 61;
 
   static final String BUCKET = """
       if redis.replicate_commands then redis.replicate_commands() end
@@ -80,7 +89,12 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
   private final Duration operationTimeout;
   private final Duration idleExpiry;
   private final LongAdder pendingRequests = new LongAdder();
-  private final Disposable flusher;
+  /** The flush timer's scheduler, Reactor's parallel one (a test's virtual clock when one is installed). */
+  private final Scheduler flushScheduler = Schedulers.parallel();
+  private final long flushNanos;
+  /** The next flush, a one-shot task: cancelling a periodic one may park on the executor's queue lock. */
+  private volatile Disposable nextFlush = Disposables.disposed();
+  private volatile boolean closed;
   private volatile long lastKnownMilli;
 
   private RedisRetryBudget(Builder b) {
@@ -93,9 +107,8 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
     this.operationTimeout = b.operationTimeout;
     this.idleExpiry = b.idleExpiry;
     this.lastKnownMilli = capacityMilli;
-    long flushMillis = b.flushInterval.toMillis();
-    this.flusher = Schedulers.parallel().schedulePeriodically(this::flushIfPending, flushMillis, flushMillis,
-        TimeUnit.MILLISECONDS);
+    this.flushNanos = Math.min(Saturating.nanos(b.flushInterval), MAX_DELAY_NANOS);
+    scheduleFlush();
   }
 
   public static Builder builder(RedissonReactiveClient redisson, String dependency) {
@@ -151,6 +164,31 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
     }
   }
 
+  /** Arms the next flush, one {@code flushInterval} from now, unless closed. */
+  private void scheduleFlush() {
+    if (closed) {
+      return;
+    }
+    try {
+      Disposable next = flushScheduler.schedule(this::flushAndScheduleNext, flushNanos, TimeUnit.NANOSECONDS);
+      nextFlush = next;
+      if (closed) {
+        next.dispose();   // closed while it was being armed
+      }
+    } catch (RejectedExecutionException e) {
+      // The scheduler is shut down: deposits now travel only with the retries' own visits.
+      LOG.warn("Retry budget '{}': periodic flushes stopped, the scheduler refused the next one", dependency);
+    }
+  }
+
+  private void flushAndScheduleNext() {
+    try {
+      flushIfPending();
+    } finally {
+      scheduleFlush();
+    }
+  }
+
   /** The tokens Redis reported at the last visit; approximate between visits. */
   @Override
   public double level() {
@@ -159,7 +197,8 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
 
   @Override
   public void close() {
-    flusher.dispose();
+    closed = true;
+    nextFlush.dispose();
   }
 
   @Override
@@ -218,7 +257,7 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
       return this;
     }
 
-    /** How often pending deposits are flushed when no retry carries them; default 1 s. */
+    /** How often pending deposits are flushed when no retry carries them; default 1 s, at least 1 ms. */
     public Builder flushInterval(Duration flushInterval) {
       this.flushInterval = Objects.requireNonNull(flushInterval, "flushInterval");
       return this;
@@ -236,6 +275,10 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
         if (d.isNegative() || d.isZero()) {
           throw new IllegalArgumentException("Retry budget durations must be positive, got " + d);
         }
+      }
+      if (flushInterval.compareTo(Duration.ofMillis(1)) < 0) {
+        throw new IllegalArgumentException("Retry budget '" + dependency + "' flushInterval is " + flushInterval
+            + ": give 1 ms or more (each flush may be a round trip to Redis; the default is 1 s)");
       }
       return new RedisRetryBudget(this);
     }

@@ -2,6 +2,7 @@ package io.breakwater.redis;
 
 import static io.breakwater.Breakwater.retryWithBudget;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.redis.testing.RedisProcess;
@@ -11,6 +12,7 @@ import io.breakwater.retry.RetryPolicy;
 import io.breakwater.retry.RetryStopReason;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,6 +62,36 @@ class RedisRetryBudgetIT {
       }
       assertThat(granted(b, 5)).as("30 calls at 10 % deposit 3 tokens").isEqualTo(3);
       assertThat(granted(a, 1)).isZero();
+    }
+  }
+
+  @Test
+  void depositsReachRedisEveryFlushIntervalWithoutARetryToCarryThem() {
+    RedisRetryBudget depositing = RedisRetryBudget.builder(clients.standalone(redis.address()), "flights")
+        .ratio(0.1).capacity(5).flushInterval(Duration.ofMillis(100)).build();
+    try (depositing; RedisRetryBudget other = budget(0.1, 0, 5)) {
+      assertThat(granted(other, 5)).as("the bucket starts full with 5 tokens").isEqualTo(5);
+      for (int i = 0; i < 30; i++) {
+        depositing.onRequest();   // counted locally: no retry of this instance will carry them
+      }
+      long granted = 0;
+      for (int i = 0; i < 100 && granted < 3; i++) {
+        LockSupport.parkNanos(50_000_000L);
+        granted += granted(other, 1);
+      }
+      assertThat(granted).as("the 3 tokens the flush deposited, seen by the other instance").isEqualTo(3);
+    }
+  }
+
+  @Test
+  void aFlushIntervalBelowOneMillisecondIsRefusedAtBuildAndAHugeOneIsAccepted() {
+    RedisRetryBudget.Builder builder = RedisRetryBudget.builder(clients.standalone(redis.address()), "flights");
+    assertThatThrownBy(() -> builder.flushInterval(Duration.ofNanos(500_000)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("flushInterval is PT0.0005S: give 1 ms or more");
+    try (RedisRetryBudget rare = builder.flushInterval(Duration.ofSeconds(Long.MAX_VALUE)).build()) {
+      rare.onRequest();
+      assertThat(rare.tryAcquire(0).block(Duration.ofSeconds(5))).as("retries still carry the deposits").isTrue();
     }
   }
 
