@@ -2,6 +2,7 @@ package io.breakwater.breaker;
 
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.breaker.BreakerCore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -515,7 +516,7 @@ public final class CircuitBreaker {
         throw new IllegalArgumentException("slidingWindow buckets of '" + name + "' is " + windowBuckets
             + ": give 1 to 1000");
       }
-      if (slidingWindow.toNanos() / windowBuckets < 1_000_000L) {
+      if (Saturating.nanos(slidingWindow) / windowBuckets < 1_000_000L) {
         throw new IllegalArgumentException("slidingWindow of '" + name + "' is " + slidingWindow + " in "
             + windowBuckets + " buckets: make each bucket at least 1 ms");
       }

@@ -8,6 +8,7 @@ import io.breakwater.breaker.SchedulerLag;
 import io.breakwater.breaker.StateTransition;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.Saturating;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
@@ -108,15 +109,15 @@ public final class BreakerCore {
     this.failureRateThreshold = config.failureRateThreshold();
     this.minimumCalls = config.minimumCalls();
     this.buckets = config.windowBuckets();
-    this.bucketNanos = config.slidingWindow().toNanos() / buckets;
+    this.bucketNanos = Saturating.nanos(config.slidingWindow()) / buckets;
     this.denseNanos = Math.max(1, bucketNanos / 64);
-    this.baseOpenNanos = config.openDuration().toNanos();
+    this.baseOpenNanos = Saturating.nanos(config.openDuration());
     this.openMultiplier = config.openDurationMultiplier();
-    this.maxOpenNanos = config.maxOpenDuration().toNanos();
+    this.maxOpenNanos = Saturating.nanos(config.maxOpenDuration());
     this.probes = config.halfOpenProbes();
-    this.rampNanos = config.rampUp().toNanos();
+    this.rampNanos = Saturating.nanos(config.rampUp());
     this.rampStart = config.rampUpStartFraction();
-    this.slowNanos = config.slowCallThreshold() == null ? -1 : config.slowCallThreshold().toNanos();
+    this.slowNanos = config.slowCallThreshold() == null ? -1 : Saturating.nanos(config.slowCallThreshold());
     this.slowRateThreshold = config.slowCallRateThreshold();
     this.classifier = config.classifier();
     this.countRateLimited = config.countsRateLimited();
@@ -461,7 +462,7 @@ public final class BreakerCore {
         if (current.state == State.OPEN) {
           return;
         }
-        long openNanos = t.openDuration().toNanos();
+        long openNanos = Saturating.nanos(t.openDuration());   // another instance's word
         next = Phase.open(current.gen + 1, at, openNanos, current.reopens);
       } else if (t.to() == State.CLOSED) {
         if (current.state == State.CLOSED) {
