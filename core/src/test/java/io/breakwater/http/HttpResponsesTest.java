@@ -13,6 +13,7 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,9 +22,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
-import reactor.netty.http.server.HttpServer;
 import reactor.netty.resources.ConnectionProvider;
 
 /**
@@ -49,8 +50,7 @@ class HttpResponsesTest {
     return serveRequest((req, res) -> answer.apply(res));
   }
 
-  private HttpClient serveRequest(
-      java.util.function.BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> answer) {
+  private HttpClient serveRequest(BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> answer) {
     server = HttpServer.create().host("127.0.0.1").port(0).handle(answer).bindNow();
     return HttpClient.create(pool).host("127.0.0.1").port(server.port()).disableRetry(true);
   }
