@@ -62,20 +62,6 @@ class HttpResponsesIT {
   }
 
   @Test
-  void anErrorStatusFailsWithItsStatusHeadersAndAnExcerptOfTheBody() {
-    serve(res -> res.status(429).header("Retry-After", "7").header("x-ratelimit-remaining-requests", "0")
-        .sendString(Mono.just("slow down")));
-
-    assertThatThrownBy(() -> HttpResponses.bodyAsString(client().get().uri("/weather")).block(Duration.ofSeconds(5)))
-        .isInstanceOfSatisfying(HttpStatusException.class, e -> {
-          assertThat(e.status()).isEqualTo(429);
-          assertThat(e.header("retry-after")).contains("7");
-          assertThat(e.header("X-RateLimit-Remaining-Requests")).contains("0");
-          assertThat(e.getMessage()).isEqualTo("HTTP 429: slow down");
-        });
-  }
-
-  @Test
   void aHugeErrorBodyIsReadOnlyUpToTheExcerptBoundAndItsConnectionClosed() throws InterruptedException {
     serve(res -> res.status(500).send(endless()));
 
@@ -145,14 +131,5 @@ class HttpResponsesIT {
             .doesNotContain("sk-live-123456")
             .doesNotContain("\r").doesNotContain("\n")
             .contains("\\r\\nINFO forged log line"));
-  }
-
-  @Test
-  void aBoundThatIsNotPositiveIsRefusedWithWhatToChange() {
-    serve(res -> res.status(200).send());
-
-    assertThatThrownBy(() -> HttpResponses.bodyAsString(client().get().uri("/"), 0))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxBodyBytes is 0: give a positive number of bytes");
   }
 }

@@ -10,6 +10,9 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.server.HttpServer;
 
 class IdempotencyKeyHeaderTest {
 
@@ -45,6 +48,20 @@ class IdempotencyKeyHeaderTest {
   }
 
   @Test
+  void aKeyMadeOnlyOfCharactersAHeaderCannotCarryIsEncodedWhole() {
+    assertThat(IdempotencyKeyHeader.encode("%")).isEqualTo("%25");
+    assertThat(IdempotencyKeyHeader.encode("%%")).isEqualTo("%25%25");
+    assertThat(IdempotencyKeyHeader.encode("\r\n")).isEqualTo("%0D%0A");
+    assertThat(IdempotencyKeyHeader.encode("ü")).isEqualTo("%C3%BC");
+  }
+
+  @Test
+  void visibleAsciiEndsExactlyAtExclamationMarkAndTilde() {
+    assertThat(IdempotencyKeyHeader.encode("!~")).isEqualTo("!~");
+    assertThat(IdempotencyKeyHeader.encode("!~ \u007f")).isEqualTo("!~%20%7F");
+  }
+
+  @Test
   void encodingIsOneToOneSoTwoKeysNeverShareAValue() {
     assertThat(IdempotencyKeyHeader.encode("a%20b")).isNotEqualTo(IdempotencyKeyHeader.encode("a b"));
   }
@@ -55,6 +72,31 @@ class IdempotencyKeyHeaderTest {
     for (String bad : new String[] {"", "Idempotency Key", "Key:", "Key\r\nX-Admin", "Schlüssel"}) {
       assertThatIllegalArgumentException().as(bad).isThrownBy(() -> IdempotencyKeyHeader.named(bad))
           .withMessageContaining("is not an HTTP header name");
+    }
+  }
+
+  @Test
+  void everyTokenSymbolMayStandInAHeaderName() {
+    assertThat(IdempotencyKeyHeader.named("!#$%&'*+-.^_`|~").name()).isEqualTo("!#$%&'*+-.^_`|~");
+  }
+
+  @Test
+  void aClientSendsTheKeyInForceUnderTheHeaderNameItWasGiven() {
+    DisposableServer echo = HttpServer.create().host("127.0.0.1").port(0)
+        .handle((req, res) -> res.sendString(Mono.just(String.valueOf(req.requestHeaders().get("X-Idempotency-Key")))))
+        .bindNow();
+    try {
+      HttpClient client = IdempotencyKeyHeader.named("X-Idempotency-Key")
+          .sendOn(HttpClient.create().host("127.0.0.1").port(echo.port()).disableRetry(true));
+      IdempotencyKey key = IdempotencyKey.explicit("payments.refund", "order 42", Map.of("amount", 10));
+
+      String received = HttpResponses.bodyAsString(client.post().uri("/refunds"))
+          .transformDeferred(idempotentBy(key, IdempotencyStore.inMemory(), String.class))
+          .block(Duration.ofSeconds(5));
+
+      assertThat(received).isEqualTo("default:payments.refund:key:order%2042");
+    } finally {
+      echo.disposeNow();
     }
   }
 }

@@ -9,9 +9,11 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class IdempotencyKeyTest {
@@ -263,5 +265,40 @@ class IdempotencyKeyTest {
     IdempotencyKey explicit = IdempotencyKey.explicit("acme", "login", "user-1234", Map.of("pin", 1234));
     assertThat(key.toString()).isEqualTo("default:login:…").doesNotContain(key.fingerprint());
     assertThat(explicit.toString()).isEqualTo("acme:login:…");
+  }
+
+  @Test
+  void aNameMayHaveUpTo128CharactersAndTheErrorComesFromTheKey() {
+    String longest = "t".repeat(IdempotencyKey.MAX_NAME_LENGTH);
+
+    assertThat(IdempotencyKey.builder(longest).namespace(longest).args(Map.of()).build().tool()).isEqualTo(longest);
+    assertThatThrownBy(() -> IdempotencyKey.of(longest + "t", Map.of()))
+        .isInstanceOfSatisfying(IdempotencyKeyException.class, e -> {
+          assertThat(e).hasMessageStartingWith("Idempotency tool (129 characters) is blank, longer than 128");
+          assertThat(e.source()).isEqualTo("idempotency key");
+        });
+  }
+
+  @Test
+  void aQuantisationBucketMustBeAtLeastOneMillisecond() {
+    for (Duration tooShort : new Duration[] {Duration.ZERO, Duration.ofNanos(999_999), Duration.ofMinutes(-5)}) {
+      assertThatThrownBy(() -> IdempotencyKey.builder("book").quantise("clientTime", tooShort))
+          .as(tooShort.toString()).isInstanceOf(IdempotencyKeyException.class)
+          .hasMessage("Quantisation bucket for 'clientTime' is " + tooShort + ": give at least one millisecond");
+    }
+    assertThat(IdempotencyKey.builder("book").quantise("clientTime", Duration.ofMillis(1))
+        .args(Map.of("clientTime", 1_234L)).build())
+        .isEqualTo(IdempotencyKey.of("book", Map.of("clientTime", 1_234L)));
+  }
+
+  @Test
+  void equalKeysHaveEqualHashCodesAndDistinctKeysSpreadOverThem() {
+    assertThat(IdempotencyKey.explicit("payments.refund", "order-42", Map.of("amount", 30)).hashCode())
+        .isEqualTo(IdempotencyKey.explicit("payments.refund", "order-42", Map.of("amount", 30)).hashCode());
+    Set<Integer> hashCodes = new HashSet<>();
+    for (int order = 0; order < 1_000; order++) {
+      hashCodes.add(IdempotencyKey.explicit("payments.refund", "order-" + order, Map.of("amount", 30)).hashCode());
+    }
+    assertThat(hashCodes).hasSizeGreaterThan(990);
   }
 }

@@ -342,6 +342,31 @@ class IdempotentByTest {
   }
 
   @Test
+  void everyRefusalNamesItsKeyByTheKeysTagNeverByItsClientKey() {
+    IdempotencyPolicy policy = policy().failFastWhenInFlight().maxResultBytes(16).build();
+    String tag = policy.tag(key);
+    Disposable owner = idempotentRefund(policy, Duration.ofSeconds(10)).subscribe();
+    IdempotencyKey tampered = IdempotencyKey.explicit("payments.refund", "order-42", Map.of("amount", 3000));
+    IdempotencyKey report = IdempotencyKey.explicit("reports.get", "r-1", Map.of());
+    Mono<String> bigReport = Mono.just("x".repeat(100)).transformDeferred(idempotentBy(report, policy, String.class));
+
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO))
+        .expectErrorSatisfies(e -> assertThat(((IdempotencyInFlightException) e).source()).isEqualTo(tag))
+        .verify();
+    StepVerifier.create(refund(Duration.ZERO).transformDeferred(idempotentBy(tampered, policy, String.class)))
+        .expectErrorSatisfies(e -> assertThat(((IdempotencyKeyMismatchException) e).source()).isEqualTo(tag))
+        .verify();
+    StepVerifier.create(bigReport)
+        .expectErrorSatisfies(e -> assertThat(((IdempotencyLimitException) e).source()).isEqualTo(policy.tag(report)))
+        .verify();
+    StepVerifier.create(bigReport)
+        .expectErrorSatisfies(e -> assertThat(((CachedFailureException) e).source()).isEqualTo(policy.tag(report)))
+        .verify();
+    assertThat(tag).startsWith("default:payments.refund:#").doesNotContain("order-42");
+    owner.dispose();
+  }
+
+  @Test
   void upstreamRunsWithTheKeyInItsContext() {
     StepVerifier.create(Mono.deferContextual(ctx -> Mono.just(((IdempotencyKey) ctx.get(ContextKeys.IDEMPOTENCY_KEY))
             .value()))

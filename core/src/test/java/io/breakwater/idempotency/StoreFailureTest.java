@@ -103,4 +103,14 @@ class StoreFailureTest {
         .expectNext("charged-1")
         .verifyComplete();
   }
+
+  @Test
+  void aStoreFailureNamesItsKeyByTheKeysTagNeverByItsValue() {
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(new DownStore()).keySecret(SECRET).build();
+
+    StepVerifier.create(charge.transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectErrorSatisfies(e -> assertThat(((StoreUnavailableException) e).source())
+            .isEqualTo(policy.tag(key)).isNotEqualTo(key.value()))
+        .verify();
+  }
 }
