@@ -1,6 +1,7 @@
 package io.breakwater.deadline;
 
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.deadline.DeadlineThreadLocal;
 import java.time.Duration;
 import java.util.Optional;
@@ -55,7 +56,7 @@ public final class Deadline {
 
   /** A task deadline that starts now on {@code scheduler}'s clock and expires after {@code spec.budget()}. */
   public static Deadline start(DeadlineSpec spec, Scheduler scheduler) {
-    return new Deadline(spec.name(), spec.budget().toNanos(), spec, scheduler, false,
+    return new Deadline(spec.name(), Saturating.nanos(spec.budget()), spec, scheduler, false,
         scheduler.now(TimeUnit.NANOSECONDS));
   }
 
@@ -76,7 +77,7 @@ public final class Deadline {
    */
   public static Deadline startCall(String name, Duration budget, DeadlineSpec derivation, Scheduler scheduler,
       long startNanos) {
-    return new Deadline(name, budget.toNanos(), derivation, scheduler, true, startNanos);
+    return new Deadline(name, Saturating.nanos(budget), derivation, scheduler, true, startNanos);
   }
 
   /** The deadline in force in {@code context}, if any. */
@@ -157,14 +158,14 @@ public final class Deadline {
 
   /** The time a stream may go without progress now: min(perCallBudget × idleFraction, idleCap). */
   public Duration idleBudget() {
-    return Duration.ofNanos(Math.min((long) (perCallNanos() * spec.idleFraction()), spec.idleCap().toNanos()));
+    return Duration.ofNanos(Math.min((long) (perCallNanos() * spec.idleFraction()), Saturating.nanos(spec.idleCap())));
   }
 
   /** The per-call budget now, in nanoseconds; see {@link #perCallBudget()}. */
   public long perCallNanos() {
     long remaining = Math.max(0L, remainingNanos());
     long share = call ? remaining : (long) (remaining * spec.perCallFraction());
-    return Math.min(share, spec.perCallCap().toNanos());
+    return Math.min(share, Saturating.nanos(spec.perCallCap()));
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.breakwater.deadline;
 
 import io.breakwater.Breakwater;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.http.ServerText;
 import java.time.Duration;
 import java.util.Objects;
@@ -89,15 +90,7 @@ public final class DeadlineHeader {
       throw new IllegalArgumentException("Deadline header maximum is " + maximum + ": give a positive duration, e.g. "
           + "Duration.ofMinutes(5)");
     }
-    return new DeadlineHeader(name, scheduler, saturatedNanos(maximum));
-  }
-
-  private static long saturatedNanos(Duration duration) {
-    try {
-      return duration.toNanos();
-    } catch (ArithmeticException overflow) {
-      return Long.MAX_VALUE;
-    }
+    return new DeadlineHeader(name, scheduler, Saturating.nanos(maximum));
   }
 
   public String name() {

@@ -4,6 +4,7 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
+import io.breakwater.internal.Saturating;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -48,7 +49,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
 
   /** A task deadline of {@code spec.budget()}, unless an earlier one is in force. */
   public static <T> DeadlineOperator<T> task(DeadlineSpec spec) {
-    long budgetNanos = spec.budget().toNanos();
+    long budgetNanos = Saturating.nanos(spec.budget());
     return new DeadlineOperator<>((outer, outerRemaining, now) -> outer != null && outerRemaining <= budgetNanos
         ? null
         : Deadline.start(spec, spec.scheduler().get()));
@@ -64,7 +65,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
 
   /** {@link #perCall(Duration)}, timed by {@code clock} (resolved at subscription) when no deadline is in force. */
   public static <T> DeadlineOperator<T> perCall(Duration max, Supplier<Scheduler> clock) {
-    long maxNanos = max.toNanos();
+    long maxNanos = Saturating.nanos(max);
     return new DeadlineOperator<>((outer, outerRemaining, now) -> {
       if (outer == null) {
         return Deadline.startCall("per-call", max, DEFAULT_DERIVATION, clock.get());
@@ -80,7 +81,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
   private static long perCallNanos(Deadline outer, long remaining) {
     long left = Math.max(0L, remaining);
     long share = outer.isCall() ? left : (long) (left * outer.spec().perCallFraction());
-    return Math.min(share, outer.spec().perCallCap().toNanos());
+    return Math.min(share, Saturating.nanos(outer.spec().perCallCap()));
   }
 
   @Override
@@ -115,7 +116,7 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
       Lift.subscribeUpstream(source, actual);
       return;
     }
-    long budgetNanos = deadline.budget().toNanos();
+    long budgetNanos = Saturating.nanos(deadline.budget());
     if (budgetNanos <= 0) {   // it has just started: no need to read the clock again
       Operators.error(actual, deadline.exceeded());
       return;

@@ -3,6 +3,7 @@ package io.breakwater.internal.deadline;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
+import io.breakwater.internal.Saturating;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
@@ -122,7 +123,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       AtomicReferenceFieldUpdater.newUpdater(DeadlineSubscriber.class, DeadlineSubscriber.class, "nested");
 
   DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline) {
-    this(actual, deadline, deadline.budget().toNanos(), false,
+    this(actual, deadline, Saturating.nanos(deadline.budget()), false,
         sharedTimer(actual.currentContext(), deadline.scheduler()));
   }
 
