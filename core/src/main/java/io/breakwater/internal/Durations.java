@@ -11,7 +11,7 @@ public final class Durations {
     if (d.isNegative()) {
       return "-" + format(d.negated());
     }
-    long nanos = d.toNanos();
+    long nanos = Saturating.nanos(d);   // toNanos() throws past 292 years, which format in hours below
     if (nanos < 1_000L) {
       return nanos + "ns";
     }

@@ -1,6 +1,7 @@
 package io.breakwater.stream;
 
 import io.breakwater.deadline.Deadline;
+import io.breakwater.internal.Saturating;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -129,7 +130,7 @@ public final class StreamTimeouts {
       return deadline != null ? Math.max(1L, deadline.perCallNanos())
           : Duration.ofSeconds(DEFAULT_FIRST_ITEM_SECONDS).toNanos();
     }
-    return firstItem == null ? 0L : firstItem.toNanos();
+    return firstItem == null ? 0L : Saturating.nanos(firstItem);
   }
 
   /** The idle timeout in force for a subscription under {@code deadline} (may be null), in ns; 0 if none. */
@@ -138,7 +139,7 @@ public final class StreamTimeouts {
       return deadline != null ? Math.max(1L, deadline.idleBudget().toNanos())
           : Duration.ofSeconds(DEFAULT_IDLE_SECONDS).toNanos();
     }
-    return idle == null ? 0L : idle.toNanos();
+    return idle == null ? 0L : Saturating.nanos(idle);
   }
 
   @Override

@@ -254,4 +254,11 @@ class ThrottledByWaitingTest {
     assertThat(rate).hasToString("RateLimit{openai, requests 9/10, tokens unlimited, queued 0, maxWait 5s, "
         + "maxQueue 7, ProviderRateLimits.openAi()}");
   }
+
+  @Test
+  void aMaxWaitOfCenturiesStillAppearsInItsText() {
+    RateLimit rate = RateLimit.builder("batch").requests(10, Duration.ofMinutes(1))
+        .maxWait(Duration.ofDays(365L * 300)).scheduler(() -> clock).build();
+    assertThat(rate.toString()).contains("maxWait 2628000h,");
+  }
 }

@@ -116,6 +116,18 @@ class JsonLinesTest {
   }
 
   @Test
+  void sixteenBytesIsTheSmallestLimitAccepted() {
+    assertThatThrownBy(() -> JsonLines.builder().maxLineBytes(15).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxLineBytes is 15: give at least 16 bytes (the default is 8 MiB)");
+    JsonLines smallest = JsonLines.builder().maxLineBytes(16).build();
+    assertThat(smallest.maxLineBytes()).isEqualTo(16);
+    assertThat(decode(smallest, utf8("{\"t\":\"01234567\"}\n"))).containsExactly("{\"t\":\"01234567\"}");
+    assertThat(JsonLines.builder().build().maxLineBytes()).isEqualTo(JsonLines.DEFAULT_MAX_LINE_BYTES)
+        .isEqualTo(8 << 20);
+  }
+
+  @Test
   void buffersAreNeitherRetainedNorReleased() {
     ByteBuf buffer = Unpooled.wrappedBuffer(utf8("{\"a\":1}\n"));
     assertThat(JsonLines.decode(Flux.just(buffer)).collectList().block(VERIFY)).containsExactly("{\"a\":1}");

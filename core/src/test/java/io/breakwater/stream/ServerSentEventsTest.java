@@ -248,6 +248,25 @@ class ServerSentEventsTest {
   }
 
   @Test
+  void sixteenBytesIsTheSmallestLimitAccepted() {
+    assertThatThrownBy(() -> ServerSentEvents.builder().maxEventBytes(15).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxEventBytes is 15: give at least 16 bytes (the default is 8 MiB)");
+    assertDecodes(ServerSentEvents.builder().maxEventBytes(16).build(), utf8("data: 0123456789\n\n"),
+        message("0123456789"));
+  }
+
+  @Test
+  void aDecoderReportsItsSettings() {
+    ServerSentEvents decoder = ServerSentEvents.builder().maxEventBytes(1024).comments(true).build();
+    assertThat(decoder.maxEventBytes()).isEqualTo(1024);
+    assertThat(decoder.comments()).isTrue();
+    assertThat(ServerSentEvents.defaults().maxEventBytes()).isEqualTo(ServerSentEvents.DEFAULT_MAX_EVENT_BYTES)
+        .isEqualTo(8 << 20);
+    assertThat(ServerSentEvents.defaults().comments()).isFalse();
+  }
+
+  @Test
   void eachSubscriptionDecodesAfresh() {
     Flux<ServerSentEvent> events = ServerSentEvents.decode(
         Flux.defer(() -> Flux.just(Unpooled.wrappedBuffer(utf8("id: 1\ndata: a\n\ndata: b")))));
