@@ -13,8 +13,8 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
  * Durations a configuration may hold that do not fit in a long of nanoseconds (292 years), or that do but overflow
- * once added to a clock far from zero (Reactor's default clock counts nanoseconds since 1970: about 1.8 × 10¹⁸): they
- * saturate, as everywhere else, and never wrap round into the past.
+ * once added to a clock far from zero (Reactor's default clock counts nanoseconds since 1970, about 1.8 × 10¹⁸):
+ * they saturate, as everywhere else, and never wrap round into the past.
  */
 class BreakerHostileDurationsTest {
 

@@ -1,8 +1,8 @@
 package io.breakwater.internal.breaker;
 
 import io.breakwater.breaker.BreakerStateStore;
-import io.breakwater.breaker.CircuitBreaker.State;
 import io.breakwater.breaker.CircuitBreaker;
+import io.breakwater.breaker.CircuitBreaker.State;
 import io.breakwater.breaker.CircuitBreakerOpenException;
 import io.breakwater.breaker.SchedulerLag;
 import io.breakwater.breaker.StateTransition;
