@@ -23,4 +23,11 @@ class HostileBudgetNumbersTest {
             exhausted -> assertThat(exhausted.spent()).isEqualTo(Long.MAX_VALUE)))
         .verify(VERIFY);
   }
+
+  @Test
+  void aRateLimitWaitOfMinusForeverStillMakesTheExceptionAndItsMessage() {
+    ToolRateLimitedException e = new ToolRateLimitedException("crm.lookup", Duration.ofSeconds(Long.MIN_VALUE));
+    assertThat(e.getMessage()).isEqualTo("Tool 'crm.lookup' is rate-limited: wait -2562047788015215h30m before "
+        + "calling it again");
+  }
 }
