@@ -1,5 +1,6 @@
 package io.breakwater.chaos;
 
+import io.breakwater.internal.Saturating;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
@@ -51,9 +52,10 @@ public final class Chaos {
   /** Subscribes to the call {@code delay} late. */
   public static <T> Fault<T> latency(Duration delay) {
     Fault.checkDuration("Latency", delay);
+    Duration held = Duration.ofNanos(Saturating.nanos(delay));   // Mono.delay throws past 292 years: a hang
     return Fault.of("latency " + delay, (source, mono, scheduler) -> mono
-        ? Mono.from(source).delaySubscription(delay, scheduler)
-        : Flux.from(source).delaySubscription(delay, scheduler));
+        ? Mono.from(source).delaySubscription(held, scheduler)
+        : Flux.from(source).delaySubscription(held, scheduler));
   }
 
   /** Fails with a fresh error from {@code error} instead of making the call. */
@@ -84,15 +86,17 @@ public final class Chaos {
   /** Replaces the stream with {@code heartbeat} items every {@code every}, forever: alive, but no progress. */
   public static <T> Fault<T> heartbeatsOnly(Supplier<? extends T> heartbeat, Duration every) {
     Objects.requireNonNull(heartbeat, "heartbeat");
-    if (every.isNegative() || every.isZero()) {
-      throw new IllegalArgumentException("Heartbeat interval is " + every + ": give a positive duration");
+    if (every.compareTo(Duration.ofMillis(1)) < 0) {   // a shorter one would be a busy loop of heartbeats
+      throw new IllegalArgumentException("Heartbeat interval is " + every + ": give a positive duration of 1 ms or "
+          + "more");
     }
+    Duration period = Duration.ofNanos(Saturating.nanos(every));   // Mono.delay throws past 292 years: none come
     return Fault.of("heartbeats only", (source, mono, scheduler) -> {
       if (mono) {
         throw new IllegalArgumentException("heartbeatsOnly applies to streams (Flux); for a Mono, use stallAfter(0)");
       }
       // one-shot delays, not Flux.interval: cancelling a periodic task may park on the scheduler's queue lock
-      return Mono.delay(every, scheduler).<T>map(x -> heartbeat.get()).repeat();
+      return Mono.delay(period, scheduler).<T>map(x -> heartbeat.get()).repeat();
     });
   }
 

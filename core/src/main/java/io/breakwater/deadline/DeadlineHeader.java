@@ -148,7 +148,7 @@ public final class DeadlineHeader {
 
   /** Formats a remaining time in gRPC's timeout format, rounded down to the finest unit that fits 8 digits. */
   public static String format(Duration remaining) {
-    return format(Math.max(0L, remaining.toNanos()));
+    return format(Math.max(0L, Saturating.nanos(remaining)));
   }
 
   static String format(long nanos) {

@@ -241,11 +241,12 @@ public final class IdempotencyKey {
      */
     public Builder quantise(String timeField, Duration bucket) {
       Objects.requireNonNull(timeField, "timeField");
-      if (bucket.toMillis() <= 0) {
+      if (bucket.compareTo(Duration.ofMillis(1)) < 0) {
         throw new IdempotencyKeyException("Quantisation bucket for '" + timeField + "' is " + bucket
             + ": give at least one millisecond");
       }
-      quantised.put(timeField, bucket.toMillis());
+      // toMillis() throws past 292 million years: such a bucket holds every time there is
+      quantised.put(timeField, bucket.getSeconds() >= Long.MAX_VALUE / 1_000L ? Long.MAX_VALUE : bucket.toMillis());
       return this;
     }
 

@@ -390,6 +390,15 @@ public final class IdempotencyPolicy {
       positive("lease", lease);
       positive("pollInterval", pollInterval);
       positive("storeTimeout", storeTimeout);
+      // shorter ones are busy loops against the store: renewals every third of the lease, polls by a duplicate
+      if (lease.compareTo(Duration.ofMillis(30)) < 0) {
+        throw new IllegalArgumentException("lease is " + lease + ": give 30 ms or more (a claim is renewed every "
+            + "third of it), e.g. 30 s");
+      }
+      if (pollInterval.compareTo(Duration.ofMillis(1)) < 0) {
+        throw new IllegalArgumentException("pollInterval is " + pollInterval + ": give 1 ms or more (a waiting "
+            + "duplicate asks the store again after each), e.g. 1 s");
+      }
       if (ttl.compareTo(MAX_TTL) > 0) {
         throw new IllegalArgumentException("ttl " + ttl + " is over the maximum of " + MAX_TTL.toDays()
             + " days: give a TTL of at most ten years");

@@ -9,7 +9,9 @@ public final class Durations {
 
   public static String format(Duration d) {
     if (d.isNegative()) {
-      return "-" + format(d.negated());
+      // Duration.ofSeconds(Long.MIN_VALUE).negated() throws: its magnitude is 1 ns short of it, formatted alike
+      return "-" + format(d.getSeconds() == Long.MIN_VALUE && d.getNano() == 0
+          ? Duration.ofSeconds(Long.MAX_VALUE, 999_999_999) : d.negated());
     }
     long nanos = Saturating.nanos(d);   // toNanos() throws past 292 years, which format in hours below
     if (nanos < 1_000L) {

@@ -26,7 +26,8 @@ public final class StoreCallBound {
     if (call instanceof Callable) {
       return call;
     }
-    return call.timeout(Mono.delay(limit, clock), Mono.error(() -> new TimeoutException(
-        "Did not observe any item or terminal signal within " + limit.toMillis() + "ms")));
+    long nanos = Saturating.nanos(limit);   // Mono.delay's toNanos() throws past 292 years: a bound of forever
+    return call.timeout(Mono.delay(Duration.ofNanos(nanos), clock), Mono.error(() -> new TimeoutException(
+        "Did not observe any item or terminal signal within " + nanos / 1_000_000L + "ms")));
   }
 }

@@ -119,6 +119,33 @@ class ChaosTest {
   }
 
   @Test
+  void aLatencyOfForeverHoldsTheCallInsteadOfFailingIt() {
+    // ChronoUnit.FOREVER.getDuration(), the natural "hang": Mono.delay's toNanos() threw at subscription
+    StepVerifier.withVirtualTime(() -> Mono.just("slow")
+            .transformDeferred(Chaos.inject(Chaos.latency(Duration.ofSeconds(Long.MAX_VALUE)))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofDays(365L * 200))
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void heartbeatsEveryForeverNeverComeAndNeverFail() {
+    StepVerifier.withVirtualTime(() -> Flux.just("Hello")
+            .transformDeferred(Chaos.inject(Chaos.heartbeatsOnly(() -> ": ping", Duration.ofSeconds(Long.MAX_VALUE)))))
+        .expectSubscription()
+        .expectNoEvent(Duration.ofDays(365L * 200))
+        .thenCancel()
+        .verify(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void aHeartbeatIntervalBelowOneMillisecondIsRefusedAtBuildNotABusyLoop() {
+    assertThatIllegalArgumentException().isThrownBy(() -> Chaos.heartbeatsOnly(() -> "x", Duration.ofNanos(1)))
+        .withMessage("Heartbeat interval is PT0.000000001S: give a positive duration of 1 ms or more");
+  }
+
+  @Test
   void monoStaysMonoAndMissesPassThrough() {
     AtomicInteger calls = new AtomicInteger();
     Mono<Integer> call = Mono.fromCallable(calls::incrementAndGet)

@@ -21,6 +21,14 @@ class DeadlineHeaderTest {
   }
 
   @Test
+  void aDurationBeyond292YearsFormatsAsTheLongestHeaderAndTheMostNegativeAsExpired() {
+    // toNanos() throws for both: ChronoUnit.FOREVER.getDuration() is a natural "no deadline" to pass on
+    assertThat(DeadlineHeader.format(Duration.ofSeconds(Long.MAX_VALUE)))
+        .isEqualTo(DeadlineHeader.format(Duration.ofNanos(Long.MAX_VALUE)));
+    assertThat(DeadlineHeader.format(Duration.ofSeconds(Long.MIN_VALUE))).isEqualTo("0n");
+  }
+
+  @Test
   void roundsDownSoTheReceiverNeverGetsMoreTime() {
     Duration remaining = Duration.ofMillis(123_456_789).plusNanos(999_999);
     long sent = DeadlineHeader.parse(DeadlineHeader.format(remaining));

@@ -165,6 +165,33 @@ class IdempotencyKeyTest {
   }
 
   @Test
+  void aQuantisationBucketOfForeverPutsEveryTimeInOneBucket() {
+    Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+    IdempotencyKey monday = IdempotencyKey.builder("book").quantise("clientTime", forever)
+        .args(Map.of("room", 7, "clientTime", "2026-11-30T10:03:12Z")).build();
+    IdempotencyKey decadeLater = IdempotencyKey.builder("book").quantise("clientTime", forever)
+        .args(Map.of("room", 7, "clientTime", "2036-11-30T10:03:12Z")).build();
+
+    assertThat(decadeLater).isEqualTo(monday);
+  }
+
+  @Test
+  void aTimeFieldBeyondALongOfMillisecondsGetsATypedErrorNotACollisionOrAnArithmeticException() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    // 2^64 + 5: Jackson's longValue() wraps it to 5, which would share its key with the time 5
+    for (String hostile : new String[] {"{\"when\": 18446744073709551621}", "{\"when\": -9223372036854775808}",
+        "{\"when\": \"+1000000000-01-01T00:00:00Z\"}", "{\"when\": 1e300}"}) {
+      assertThatThrownBy(() -> IdempotencyKey.builder("book").quantise("when", Duration.ofMinutes(1))
+          .args(json.readTree(hostile)).build())
+          .as(hostile)
+          .isInstanceOf(IdempotencyKeyException.class)
+          .hasMessageContaining("Time field 'when'")
+          .hasMessageNotContaining("1844674407")
+          .hasMessageNotContaining("1000000000");
+    }
+  }
+
+  @Test
   void explicitKeysFingerprintTheirPayload() {
     IdempotencyKey first = IdempotencyKey.explicit("payments.refund", "order-42", Map.of("amount", 30));
     IdempotencyKey same = IdempotencyKey.explicit("payments.refund", "order-42", Map.of("amount", 30.0));

@@ -34,6 +34,22 @@ class IdempotencyPolicyTest {
   }
 
   @Test
+  void aPollIntervalBelowOneMillisecondIsRefusedNotABusyLoopOfClaims() {
+    // at 1 ns a waiting duplicate asked a store that cannot notify about 1 700 times in 200 ms
+    assertThat(policy().pollInterval(Duration.ofMillis(1)).build().pollInterval()).isEqualTo(Duration.ofMillis(1));
+    assertThatIllegalArgumentException().isThrownBy(() -> policy().pollInterval(Duration.ofNanos(999_999)).build())
+        .withMessage("pollInterval is PT0.000999999S: give 1 ms or more (a waiting duplicate asks the store again "
+            + "after each), e.g. 1 s");
+  }
+
+  @Test
+  void aLeaseBelowThirtyMillisecondsIsRefusedNotABusyLoopOfRenewals() {
+    assertThat(policy().lease(Duration.ofMillis(30)).build().lease()).isEqualTo(Duration.ofMillis(30));
+    assertThatIllegalArgumentException().isThrownBy(() -> policy().lease(Duration.ofNanos(3_000)).build())
+        .withMessage("lease is PT0.000003S: give 30 ms or more (a claim is renewed every third of it), e.g. 30 s");
+  }
+
+  @Test
   void aTtlOfExactlyTenYearsIsAcceptedAndAnyLongerRefused() {
     assertThat(policy().ttl(IdempotencyPolicy.MAX_TTL).build().ttl()).isEqualTo(IdempotencyPolicy.MAX_TTL);
     assertThatIllegalArgumentException()

@@ -56,4 +56,11 @@ class DurationsTest {
     assertThat(Durations.format(Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo("2562047788015215h30m");
     assertThat(Durations.format(Duration.ofSeconds(-Long.MAX_VALUE))).isEqualTo("-2562047788015215h30m");
   }
+
+  @Test
+  void theMostNegativeDurationFormatsInsteadOfOverflowingItsNegation() {
+    // Duration.ofSeconds(Long.MIN_VALUE).negated() throws: 2^63 seconds is one more than a Duration holds
+    assertThat(Durations.format(Duration.ofSeconds(Long.MIN_VALUE))).isEqualTo("-2562047788015215h30m");
+    assertThat(Durations.format(Duration.ofSeconds(Long.MIN_VALUE, 1))).isEqualTo("-2562047788015215h30m");
+  }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.breakwater.breaker.BreakerStateStore;
 import io.breakwater.breaker.StateTransition;
+import io.breakwater.internal.Saturating;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -97,7 +98,8 @@ public final class RedisBreakerStateStore implements BreakerStateStore {
     if (operationTimeout.isNegative() || operationTimeout.isZero()) {
       throw new IllegalArgumentException("operationTimeout is " + operationTimeout + ": give a positive duration");
     }
-    return new RedisBreakerStateStore(redisson, keyPrefix, operationTimeout);
+    // Reactor's timeout(Duration) throws past 292 years: such a timeout is the longest it takes
+    return new RedisBreakerStateStore(redisson, keyPrefix, Duration.ofNanos(Saturating.nanos(operationTimeout)));
   }
 
   private String key(String breaker, String suffix) {
@@ -129,7 +131,7 @@ public final class RedisBreakerStateStore implements BreakerStateStore {
   public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
     String key = key(breaker, "probes");
     return scripts.<Long>eval(key, RScript.Mode.READ_WRITE, CLAIM, RScript.ReturnType.LONG, List.of(key),
-            Integer.toString(permits), Long.toString(Math.max(1L, lease.toMillis())))
+            Integer.toString(permits), Long.toString(Math.max(1L, Saturating.nanos(lease) / 1_000_000L)))
         .timeout(operationTimeout)
         .map(granted -> granted == 1L);
   }

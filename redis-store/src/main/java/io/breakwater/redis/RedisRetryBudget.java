@@ -104,7 +104,7 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
     this.depositMilli = Math.round(b.ratio * TOKEN);
     this.minPerSecond = b.minRetriesPerSecond;
     this.capacityMilli = Math.round(b.capacity * TOKEN);
-    this.operationTimeout = b.operationTimeout;
+    this.operationTimeout = Duration.ofNanos(Saturating.nanos(b.operationTimeout));   // timeout(..) throws past 292 y
     this.idleExpiry = b.idleExpiry;
     this.lastKnownMilli = capacityMilli;
     this.flushNanos = Math.min(Saturating.nanos(b.flushInterval), MAX_DELAY_NANOS);

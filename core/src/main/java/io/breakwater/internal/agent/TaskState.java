@@ -9,6 +9,7 @@ import io.breakwater.agent.ToolUnavailableException;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.Saturating;
 import io.breakwater.retry.TaskRetryBudget;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -91,7 +92,7 @@ public final class TaskState {
   /** Records {@code n} tokens spent here and in the parents; the error if any budget is now passed. */
   @Nullable
   public TokenBudgetExhaustedException spendTokens(long n) {
-    long spent = tokens.addAndGet(n);
+    long spent = tokens.accumulateAndGet(n, Saturating::add);   // a huge count stops at Long.MAX_VALUE, never wraps
     TokenBudgetExhaustedException outer = parent == null ? null : parent.spendTokens(n);
     if (maxTokens != TaskBudget.UNLIMITED && spent > maxTokens) {
       return new TokenBudgetExhaustedException(name, maxTokens, spent);

@@ -244,15 +244,24 @@ public final class CanonicalJson {
 
   private static String quantise(JsonNode node, long bucketMillis, String path) {
     long epochMillis;
-    if (node.isNumber()) {
-      epochMillis = node.longValue();
-    } else if (node.isTextual()) {
-      epochMillis = parseInstant(node.textValue(), path).toEpochMilli();
-    } else {
-      throw new IdempotencyKeyException("Time field '" + path + "' is " + node.getNodeType()
-          + ": quantised fields must hold epoch milliseconds or an ISO-8601 instant");
+    try {
+      if (node.isNumber()) {
+        if (!node.canConvertToLong()) {   // longValue() would wrap 2^64 + 5 to 5, the key of another time
+          throw new ArithmeticException("beyond a long");
+        }
+        epochMillis = node.longValue();
+      } else if (node.isTextual()) {
+        epochMillis = parseInstant(node.textValue(), path).toEpochMilli();
+      } else {
+        throw new IdempotencyKeyException("Time field '" + path + "' is " + node.getNodeType()
+            + ": quantised fields must hold epoch milliseconds or an ISO-8601 instant");
+      }
+      return Long.toString(Math.multiplyExact(Math.floorDiv(epochMillis, bucketMillis), bucketMillis));
+    } catch (ArithmeticException outOfRange) {
+      // neither the value nor its size goes into the error: arguments may be secret
+      throw new IdempotencyKeyException("Time field '" + path + "' is beyond the range of epoch milliseconds "
+          + "(292 million years either side of 1970): give epoch milliseconds or an ISO-8601 instant within it");
     }
-    return Long.toString(Math.floorDiv(epochMillis, bucketMillis) * bucketMillis);
   }
 
   private static Instant parseInstant(String text, String path) {

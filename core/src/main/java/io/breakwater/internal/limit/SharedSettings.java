@@ -23,6 +23,10 @@ public record SharedSettings(Duration operationTimeout, Duration lease, Duration
     positive("operationTimeout", operationTimeout);
     positive("lease", lease);
     positive("pollInterval", pollInterval);
+    if (pollInterval.compareTo(Duration.ofMillis(1)) < 0) {   // a shorter one is a busy loop of store calls
+      throw new IllegalArgumentException("Shared limit pollInterval is " + pollInterval + ": give 1 ms or more (a "
+          + "queued call asks the store again after each)");
+    }
     if (lease.compareTo(Duration.ofMillis(30)) < 0) {
       throw new IllegalArgumentException("Shared limit lease is " + lease + ": give at least 30 ms (permits are "
           + "renewed every third of it)");

@@ -57,6 +57,17 @@ class SharedConcurrencyLimitTest {
   }
 
   @Test
+  void aPollIntervalBelowOneMillisecondIsRefusedNotABusyLoopOfStoreCalls() {
+    assertThat(new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(1), true)
+        .pollInterval()).isEqualTo(Duration.ofMillis(1));
+    assertThatThrownBy(() -> new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofNanos(1),
+        true))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Shared limit pollInterval is PT0.000000001S: give 1 ms or more (a queued call asks the store "
+            + "again after each)");
+  }
+
+  @Test
   void aCallThatMayNotWaitIsRefusedAtOnceWhenTheStoreHasNoPermitSayingWhy() {
     for (ConcurrencyLimit limit : List.of(instance(1, Duration.ZERO, 1000), instance(1, Duration.ofSeconds(30), 0))) {
       TestPublisher<String> holder = TestPublisher.create();

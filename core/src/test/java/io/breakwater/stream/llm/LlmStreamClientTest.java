@@ -359,6 +359,35 @@ class LlmStreamClientTest {
   }
 
   @Test
+  void aResumeFromANumericEventIdBeyondALongDropsTheReplayedEventsByNumber() {
+    // 2^64 - 1, 2^64, 2^64 + 1: the server replays from before the resume point, as a numeric id allows
+    ScriptedTransport transport = ScriptedTransport.of(
+        script("id: 18446744073709551615\n" + text("a") + "id: 18446744073709551616\n" + text("b"),
+            new SocketException("reset")),
+        script("id: 18446744073709551615\n" + text("a") + "id: 18446744073709551616\n" + text("b")
+            + "id: 18446744073709551617\n" + text("c") + CHAT_DONE));
+    StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_CHAT, transport).build().stream(REQUEST)
+            .as(LlmResponse::aggregate))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(1))
+        .assertNext(r -> assertThat(r.text()).isEqualTo("abc"))
+        .verifyComplete();
+  }
+
+  @Test
+  void aSignedEventIdAfterANumericResumeIsComparedAsTextSoItIsKept() {
+    ScriptedTransport transport = ScriptedTransport.of(
+        script("id: 5\n" + text("a") + "id: 6\n" + text("b"), new SocketException("reset")),
+        script("id: 6\n" + text("b") + "id: -7\n" + text("c") + "id: +1\n" + text("d") + CHAT_DONE));
+    StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_CHAT, transport).build().stream(REQUEST)
+            .as(LlmResponse::aggregate))
+        .expectSubscription()
+        .thenAwait(Duration.ofSeconds(1))
+        .assertNext(r -> assertThat(r.text()).isEqualTo("abcd"))
+        .verifyComplete();
+  }
+
+  @Test
   void framingIsNeitherAFirstTokenNorProgress() {
     ScriptedTransport framing = ScriptedTransport.always(CHAT_ROLE, Duration.ofMillis(300), CHAT_ROLE,
         Duration.ofMillis(300), CHAT_ROLE, Duration.ofMillis(300), CHAT_ROLE, ScriptedTransport.NEVER);

@@ -5,6 +5,7 @@ import static io.breakwater.Breakwater.withDeadline;
 import io.breakwater.boot.DeadlineDefaults;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineHeader;
+import io.breakwater.internal.Saturating;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -71,7 +72,7 @@ public final class DeadlineWebFilter implements WebFilter, Ordered {
       throw new IllegalArgumentException("defaultBudget is " + defaultBudget
           + ": give a positive duration, or none to run requests without the header unbounded");
     }
-    this.maxNanos = max.toNanos();
+    this.maxNanos = Saturating.nanos(max);   // past 292 years (a "no maximum" setting): the longest a header can say
     this.defaultBudget = defaultBudget;
     this.deadlines = Objects.requireNonNull(deadlines, "deadlines");
     this.name = "inbound " + header;

@@ -113,6 +113,19 @@ class DeadlineWebFilterTest {
   }
 
   @Test
+  void aMaxOfForeverHonoursTheLongestHeaderInsteadOfFailingConstruction() {
+    // ChronoUnit.FOREVER.getDuration(), or breakwater.deadline.inbound.max=2562047788015215h: "no maximum"
+    VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+    DeadlineDefaults deadlines = new DeadlineDefaults(DeadlineSpec.builder(Duration.ofSeconds(1))
+        .scheduler(() -> clock).build());
+    DeadlineWebFilter filter = new DeadlineWebFilter(HEADER, Duration.ofSeconds(Long.MAX_VALUE), null, deadlines);
+    StepVerifier.create(filter.filter(exchange("2000000H"), handler(Duration.ZERO, clock)))   // 228 years
+        .expectSubscription()
+        .verifyComplete();
+    assertThat(seen.get().budget()).isEqualTo(Duration.ofHours(2_000_000));
+  }
+
+  @Test
   void deadlineLongerThanTheMaxIsCutToIt() {
     VirtualTimeScheduler clock = VirtualTimeScheduler.create();
     StepVerifier.create(filter(clock, null).filter(exchange("99999999H"), handler(Duration.ZERO, clock)))

@@ -418,18 +418,37 @@ final class LlmCall {
   }
 
   /**
-   * After a resume, events already processed are dropped: numeric ids up to the one resumed from, or the event
-   * carrying exactly that id.
+   * After a resume, events already processed are dropped: numeric ids (decimal digits, of any length) up to the one
+   * resumed from, or the event carrying exactly that id. A signed id ({@code -7}, {@code +1}) is text, not a count.
    */
   private static boolean isDuplicate(String resumeFrom, String id) {
     if (id.isEmpty()) {
       return false;
     }
-    try {
-      return Long.parseLong(id) <= Long.parseLong(resumeFrom);
-    } catch (NumberFormatException notNumeric) {
-      return id.equals(resumeFrom);
+    if (isDigits(id) && isDigits(resumeFrom)) {
+      // compared as digits, not as longs: an id beyond a long must not fall back to equality and replay content
+      String a = withoutLeadingZeros(id);
+      String b = withoutLeadingZeros(resumeFrom);
+      return a.length() != b.length() ? a.length() < b.length() : a.compareTo(b) <= 0;
     }
+    return id.equals(resumeFrom);
+  }
+
+  private static boolean isDigits(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return !s.isEmpty();
+  }
+
+  private static String withoutLeadingZeros(String digits) {
+    int i = 0;
+    while (i < digits.length() - 1 && digits.charAt(i) == '0') {
+      i++;
+    }
+    return digits.substring(i);
   }
 
   /** Server text with the client's secrets masked. */
