@@ -1,5 +1,6 @@
 package io.breakwater.breaker;
 
+import io.breakwater.internal.Saturating;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -55,11 +56,11 @@ public final class SchedulerLag implements Disposable {
 
   private SchedulerLag(Builder b) {
     this.scheduler = b.scheduler.get();
-    this.intervalNanos = nanos(b.interval);
-    this.thresholdNanos = nanos(b.threshold);
-    this.holdNanos = nanos(b.hold);
+    this.intervalNanos = Saturating.nanos(b.interval);
+    this.thresholdNanos = Saturating.nanos(b.threshold);
+    this.holdNanos = Saturating.nanos(b.hold);
     if (b.meterRegistry != null) {
-      Gauge.builder("breakwater.scheduler.lag", this, lag -> lag.lag().toNanos() / 1e9)
+      Gauge.builder("breakwater.scheduler.lag", this, lag -> Saturating.nanos(lag.lag()) / 1e9)
           .tags("scheduler", b.name)
           .description("How late the scheduler's timers fire (the largest lateness within the hold), in seconds")
           .baseUnit("seconds")
@@ -75,11 +76,6 @@ public final class SchedulerLag implements Disposable {
   /** A probe of {@code Schedulers.parallel()} with the default interval, threshold and hold, started. */
   public static SchedulerLag start() {
     return builder().start();
-  }
-
-  /** A duration in nanoseconds, saturated at {@link Long#MAX_VALUE} (about 292 years). */
-  private static long nanos(Duration duration) {
-    return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : duration.toNanos();
   }
 
   private void arm() {
@@ -152,7 +148,7 @@ public final class SchedulerLag implements Disposable {
 
   @Override
   public String toString() {
-    return "SchedulerLag{" + (disposed ? "disposed" : "lag " + lag().toMillis() + " ms") + "}";
+    return "SchedulerLag{" + (disposed ? "disposed" : "lag " + Saturating.millis(lag()) + " ms") + "}";
   }
 
   /** Builds and starts a {@link SchedulerLag}; {@link #start()} validates and says what to change. */

@@ -1,5 +1,6 @@
 package io.breakwater.idempotency;
 
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.idempotency.CanonicalJson;
 import java.time.Duration;
 import java.util.Arrays;
@@ -245,8 +246,7 @@ public final class IdempotencyKey {
         throw new IdempotencyKeyException("Quantisation bucket for '" + timeField + "' is " + bucket
             + ": give at least one millisecond");
       }
-      // toMillis() throws past 292 million years: such a bucket holds every time there is
-      quantised.put(timeField, bucket.getSeconds() >= Long.MAX_VALUE / 1_000L ? Long.MAX_VALUE : bucket.toMillis());
+      quantised.put(timeField, Saturating.millis(bucket));   // past 292 million years: every time in one bucket
       return this;
     }
 

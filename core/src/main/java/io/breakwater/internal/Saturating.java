@@ -41,4 +41,24 @@ public final class Saturating {
     }
     return seconds * 1_000_000_000L + d.getNano();
   }
+
+  /**
+   * {@code d} in milliseconds, as {@link Duration#toMillis()} counts them, or {@code Long.MAX_VALUE} /
+   * {@code Long.MIN_VALUE} beyond what a long holds (where {@code toMillis()} throws).
+   */
+  public static long millis(Duration d) {
+    long seconds = d.getSeconds();
+    long nanos = d.getNano();
+    if (seconds < 0) {   // as toMillis() does: towards zero, so that -1 ns is 0 ms
+      seconds++;
+      nanos -= 1_000_000_000L;
+    }
+    if (seconds >= Long.MAX_VALUE / 1_000L) {
+      return Long.MAX_VALUE;
+    }
+    if (seconds <= Long.MIN_VALUE / 1_000L) {
+      return Long.MIN_VALUE;
+    }
+    return seconds * 1_000L + nanos / 1_000_000L;
+  }
 }

@@ -136,7 +136,7 @@ public final class StreamTimeouts {
   /** The idle timeout in force for a subscription under {@code deadline} (may be null), in ns; 0 if none. */
   public long idleNanos(@Nullable Deadline deadline) {
     if (idleFromDeadline) {
-      return deadline != null ? Math.max(1L, deadline.idleBudget().toNanos())
+      return deadline != null ? Math.max(1L, Saturating.nanos(deadline.idleBudget()))
           : Duration.ofSeconds(DEFAULT_IDLE_SECONDS).toNanos();
     }
     return idle == null ? 0L : Saturating.nanos(idle);

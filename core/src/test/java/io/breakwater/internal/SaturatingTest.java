@@ -3,6 +3,7 @@ package io.breakwater.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@link Saturating}: exact wherever the result fits in a long, the bound it passed wherever it does not. */
@@ -67,5 +68,23 @@ class SaturatingTest {
     assertThat(Saturating.nanos(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999))).isEqualTo(MAX);
     assertThat(Saturating.nanos(Duration.ofSeconds(-9_223_372_036L))).isEqualTo(MIN);
     assertThat(Saturating.nanos(Duration.ofSeconds(Long.MIN_VALUE))).isEqualTo(MIN);
+  }
+
+  @Test
+  void millisCountsAsToMillisDoesWhereverThatFits() {
+    for (Duration d : List.of(Duration.ZERO, Duration.ofNanos(1), Duration.ofNanos(-1), Duration.ofNanos(999_999),
+        Duration.ofNanos(-1_000_001), Duration.ofMillis(1_500), Duration.ofMillis(-1_500),
+        Duration.ofSeconds(-3, 1), Duration.ofSeconds(9_223_372_036_854_774L, 999_999_999),
+        Duration.ofSeconds(-9_223_372_036_854_774L, 1))) {
+      assertThat(Saturating.millis(d)).as("%s", d).isEqualTo(d.toMillis());
+    }
+  }
+
+  @Test
+  void millisSaturatesWhereToMillisWouldThrow() {
+    assertThat(Saturating.millis(Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo(MAX);
+    assertThat(Saturating.millis(Duration.ofSeconds(9_223_372_036_854_776L))).isEqualTo(MAX);
+    assertThat(Saturating.millis(Duration.ofSeconds(Long.MIN_VALUE))).isEqualTo(MIN);
+    assertThat(Saturating.millis(Duration.ofSeconds(-9_223_372_036_854_776L))).isEqualTo(MIN);
   }
 }

@@ -32,6 +32,12 @@ class TimeArithmeticGuardTest {
       Pattern.compile("(?<![\\w.])" + UNIT + "\\s*\\*\\s*([\\w.(]+)");
   private static final Pattern CONSTANT = Pattern.compile("[A-Z][A-Z0-9_]*|\\d[\\d_.]*[lLdDfF]?|1e\\d+");
   private static final String WAIVER = "// time-arithmetic:";
+  /** {@code receiver.toNanos()}, {@code .toMicros()} or {@code .toMillis()}; the receiver, or its closing bracket. */
+  private static final Pattern CONVERSION =
+      Pattern.compile("([\\w.]+(?:\\([^()]*\\))?|\\))\\.to(?:Nanos|Micros|Millis)\\(\\)");
+  /** A constant: {@code NAME}, {@code Type.NAME}, or {@code Duration.ofX(literal or NAME)}. */
+  private static final Pattern CONSTANT_DURATION = Pattern.compile(
+      "(?:[\\w.]*\\.)?[A-Z][A-Z0-9_]*|Duration\\.of\\w+\\((?:\\d[\\d_]*L?(?: \\* \\d[\\d_]*L?)*|(?:[\\w.]*\\.)?[A-Z][A-Z0-9_]*)\\)");
 
   @Test
   void libraryCodeMultipliesTimeOnlyWithSaturatingHelpers() throws IOException {
@@ -55,6 +61,52 @@ class TimeArithmeticGuardTest {
         .as("bare time multiplications: use Saturating.multiply/nanos, Math.multiplyExact or TimeUnit, or add "
             + WAIVER + " <why it cannot overflow>")
         .isEmpty();
+  }
+
+  @Test
+  void libraryCodeConvertsDurationsOnlyWithSaturatingHelpers() throws IOException {
+    List<String> throwing = new ArrayList<>();
+    for (Path file : librarySources()) {
+      if (file.getFileName().toString().equals("Saturating.java")) {
+        continue;
+      }
+      List<String> lines = Files.readAllLines(file);
+      String[] code = codeOnly(String.join("\n", lines)).split("\n", -1);
+      for (int i = 0; i < code.length; i++) {
+        if (!lines.get(i).contains(WAIVER) && throwingConversion(code[i])) {
+          throwing.add(file.getFileName() + ":" + (i + 1) + ": " + lines.get(i).strip());
+        }
+      }
+    }
+    assertThat(throwing)
+        .as("Duration.toNanos()/toMillis()/toMicros() throw past what a long holds: use Saturating.nanos/millis, or "
+            + "add " + WAIVER + " <why the value is bounded>")
+        .isEmpty();
+  }
+
+  @Test
+  void theGuardFindsTheConversionsThatMayThrow() {
+    assertThat(throwingConversion("long n = timeout.toNanos();")).isTrue();
+    assertThat(throwingConversion("long n = spec.budget().toNanos() / 2;")).isTrue();
+    assertThat(throwingConversion("long n = (every != null ? every : LEARNT).toNanos();")).isTrue();
+    assertThat(throwingConversion("semaphore.tryAcquire(0, lease.toMillis(), MILLISECONDS);")).isTrue();
+    assertThat(throwingConversion("long n = DEFAULT_CAP.toNanos();")).isFalse();
+    assertThat(throwingConversion("long n = DeadlineSpec.DEFAULT_PER_CALL_CAP.toNanos();")).isFalse();
+    assertThat(throwingConversion("long n = Duration.ofSeconds(DEFAULT_IDLE_SECONDS).toNanos();")).isFalse();
+    assertThat(throwingConversion("long n = Duration.ofMinutes(10).toMillis();")).isFalse();
+    assertThat(throwingConversion("static final long MAX = Duration.ofDays(20 * 365).toMillis();")).isFalse();
+    assertThat(throwingConversion("long n = Saturating.nanos(timeout);")).isFalse();
+  }
+
+  /** A conversion of a {@code Duration} that is not a constant to a long count of small units. */
+  private static boolean throwingConversion(String code) {
+    Matcher m = CONVERSION.matcher(code);
+    while (m.find()) {
+      if (!CONSTANT_DURATION.matcher(m.group(1)).matches()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Test

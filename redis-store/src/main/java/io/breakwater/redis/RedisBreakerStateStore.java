@@ -131,7 +131,7 @@ public final class RedisBreakerStateStore implements BreakerStateStore {
   public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
     String key = key(breaker, "probes");
     return scripts.<Long>eval(key, RScript.Mode.READ_WRITE, CLAIM, RScript.ReturnType.LONG, List.of(key),
-            Integer.toString(permits), Long.toString(Math.max(1L, Saturating.nanos(lease) / 1_000_000L)))
+            Integer.toString(permits), Long.toString(Math.max(1L, Saturating.millis(lease))))
         .timeout(operationTimeout)
         .map(granted -> granted == 1L);
   }

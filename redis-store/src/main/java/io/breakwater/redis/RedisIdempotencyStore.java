@@ -10,6 +10,7 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
 import io.breakwater.internal.redis.LuaScript;
 import java.time.Duration;
@@ -120,7 +121,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
     if (duration.isNegative() || duration.isZero()) {
       return 1L;
     }
-    return duration.getSeconds() >= MAX_MILLIS / 1_000L ? MAX_MILLIS : Math.max(1L, duration.toMillis());
+    return Math.min(MAX_MILLIS, Math.max(1L, Saturating.millis(duration)));
   }
 
   @Override

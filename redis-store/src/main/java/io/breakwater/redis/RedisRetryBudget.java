@@ -136,7 +136,7 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
       long requests = pendingRequests.sumThenReset();
       return scripts.<List<Object>>eval(key, RScript.Mode.READ_WRITE, BUCKET, RScript.ReturnType.LIST, List.of(key),
               Long.toString(capacityMilli), Double.toString(minPerSecond / 1000.0 * TOKEN),
-              Long.toString(requests * depositMilli), Long.toString(take), Long.toString(idleExpiry.toMillis()))
+              Long.toString(requests * depositMilli), Long.toString(take), Long.toString(Saturating.millis(idleExpiry)))
           .timeout(operationTimeout)
           .doOnError(e -> {
             if (neverSent(e)) {

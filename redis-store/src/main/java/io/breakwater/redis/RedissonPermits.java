@@ -1,5 +1,6 @@
 package io.breakwater.redis;
 
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.limit.PermitStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +26,7 @@ final class RedissonPermits implements PermitStore {
 
   @Override
   public Mono<String> tryAcquire(Duration lease) {
-    return semaphore.tryAcquire(0, lease.toMillis(), TimeUnit.MILLISECONDS);
+    return semaphore.tryAcquire(0, Saturating.millis(lease), TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -35,7 +36,7 @@ final class RedissonPermits implements PermitStore {
 
   @Override
   public Mono<Boolean> renew(String id, Duration lease) {
-    return semaphore.updateLeaseTime(id, lease.toMillis(), TimeUnit.MILLISECONDS);
+    return semaphore.updateLeaseTime(id, Saturating.millis(lease), TimeUnit.MILLISECONDS);
   }
 
   @Override

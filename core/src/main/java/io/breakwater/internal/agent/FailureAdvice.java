@@ -11,6 +11,7 @@ import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.Saturating;
 import io.breakwater.retry.RetryExhaustedException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ public final class FailureAdvice {
         alternates.forEach(a -> next.add("call " + a + " instead"));
         next.add("continue without this result");
         avoid.add("calling " + tool + " again " + (error instanceof ToolRateLimitedException limited
-            ? "in the next " + Durations.format(Duration.ofSeconds((limited.waitFor().toMillis() + 999) / 1000))
+            ? "in the next " + Durations.format(Duration.ofSeconds(Saturating.add(Saturating.millis(limited.waitFor()), 999) / 1000))
             : "soon") + ": it is rate-limited");
       }
       case CIRCUIT_OPEN -> {

@@ -2,7 +2,7 @@ package io.breakwater.internal.agent;
 
 import io.breakwater.agent.CallTimeouts;
 import io.breakwater.deadline.Deadline;
-import java.time.Duration;
+import io.breakwater.internal.Saturating;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.jspecify.annotations.Nullable;
 
@@ -33,15 +33,11 @@ public final class LatencyTimeouts {
   public LatencyTimeouts(CallTimeouts config) {
     this.config = config;
     this.histogram = config.isAdaptive() ? new ConcurrentHistogram(3) : null;
-    this.maxNanos = saturated(config.max());
-    this.minNanos = saturated(config.min());
-    this.bufferNanos = saturated(config.buffer());
-    this.warmUpNanos = saturated(config.warmUpTime());
+    this.maxNanos = Saturating.nanos(config.max());
+    this.minNanos = Saturating.nanos(config.min());
+    this.bufferNanos = Saturating.nanos(config.buffer());
+    this.warmUpNanos = Saturating.nanos(config.warmUpTime());
     this.learntNanos = maxNanos;
-  }
-
-  private static long saturated(Duration duration) {
-    return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : duration.toNanos();
   }
 
   /** Records the duration of a successful attempt that ended at {@code now} on the tool's clock. */

@@ -1,6 +1,7 @@
 package io.breakwater.internal.agent;
 
 import io.breakwater.agent.RemainingBudget;
+import io.breakwater.internal.Saturating;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,7 +50,7 @@ public final class ToolMetrics {
   /** Records the task's remaining budget when a call starts, for each limited kind. */
   public void budget(RemainingBudget remaining) {
     if (remaining.time() != null) {
-      summary("time_seconds").record(remaining.time().toNanos() / 1e9);
+      summary("time_seconds").record(Saturating.nanos(remaining.time()) / 1e9);
     }
     if (remaining.retries() >= 0) {
       summary("retries").record(remaining.retries());

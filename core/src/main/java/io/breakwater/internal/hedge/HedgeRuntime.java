@@ -1,6 +1,7 @@
 package io.breakwater.internal.hedge;
 
 import io.breakwater.hedge.HedgePolicy;
+import io.breakwater.internal.Saturating;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
@@ -35,7 +36,7 @@ public final class HedgeRuntime implements HedgePolicy {
       Supplier<Scheduler> scheduler, MeterRegistry meterRegistry, @Nullable Consumer<String> eventLog) {
     this.name = name;
     this.delay = delay;
-    this.delayNanos = delay == null ? -1 : delay.toNanos();
+    this.delayNanos = delay == null ? -1 : Saturating.nanos(delay);
     this.percentile = percentile;
     this.maxHedges = maxHedges;
     this.budgetRatio = budget;

@@ -23,6 +23,7 @@ import io.breakwater.idempotency.StoreUnavailableException;
 import io.breakwater.idempotency.UnrecordedOutcome;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -118,7 +119,7 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
   public Mono<T> apply(Mono<T> source) {
     return Mono.deferContextual(ctx -> {
       Deadline deadline = Deadline.from(ctx).orElse(null);
-      if (deadline != null && deadline.remainingNanos() > policy.ttl().toNanos()) {
+      if (deadline != null && deadline.remainingNanos() > Saturating.nanos(policy.ttl())) {
         return Mono.error(new IdempotencyLimitException(tag(), "The deadline in force has "
             + Durations.format(deadline.remaining()) + " left but idempotency key '" + tag() + "' is kept only "
             + Durations.format(policy.ttl()) + ": a retry after the key expired would repeat the side effect. "

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.internal.Saturating;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
@@ -73,7 +74,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     if (duration.isNegative()) {
       return 0;
     }
-    return duration.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : duration.toNanos();
+    return Saturating.nanos(duration);
   }
 
   private static long remaining(long until, long now) {

@@ -3,6 +3,7 @@ package io.breakwater.internal.idempotency;
 import io.breakwater.idempotency.IdempotencyContext;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyStore;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +36,7 @@ final class OwnerLease implements IdempotencyContext {
     this.owner = owner;
     this.clock = clock;
     this.lease = lease;
-    this.leaseNanos = lease.toNanos();
+    this.leaseNanos = Saturating.nanos(lease);
   }
 
   long now() {

@@ -1,6 +1,7 @@
 package io.breakwater.internal.limit;
 
 import io.breakwater.failure.FailureClassifier;
+import io.breakwater.internal.Saturating;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -37,7 +38,7 @@ public record ConcurrencySettings(String name, int fixed, @Nullable AdaptiveSett
 
   /** {@code maxWait} in nanoseconds, saturated. */
   public long maxWaitNanos() {
-    return Nanos.of(maxWait);
+    return Saturating.nanos(maxWait);
   }
 
   /** The limit a new limiter starts with. */

@@ -1,5 +1,6 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.internal.Saturating;
 import io.breakwater.limit.ProviderRateLimits.Quota;
 import io.breakwater.limit.ProviderRateLimits.Reading;
 import java.lang.invoke.MethodHandles;
@@ -92,7 +93,7 @@ final class RateBuckets {
 
   private void init(int d, long count, @Nullable Duration every) {
     configured[d] = count < 0 ? Double.POSITIVE_INFINITY : count;
-    interval[d] = (every != null ? every : RateSettings.LEARNT_INTERVAL).toNanos();
+    interval[d] = Saturating.nanos(every != null ? every : RateSettings.LEARNT_INTERVAL);
     cap[d] = configured[d];
     level[d] = configured[d];
   }
@@ -273,7 +274,7 @@ final class RateBuckets {
     if (!(base > 0)) {
       return Long.MAX_VALUE;
     }
-    return Nanos.add(from - now, ceil(deficit / base));
+    return Saturating.add(from - now, ceil(deficit / base));
   }
 
   private static long ceil(double nanos) {
@@ -299,7 +300,7 @@ final class RateBuckets {
     apply(REQUESTS, reading.requests(), admitted(REQUESTS) - admittedRequests, admittedAt, now, false);
     apply(TOKENS, reading.tokens(), admitted(TOKENS) - admittedTokens, admittedAt, now, false);
     if (reading.retryAfter() != null) {
-      block(Nanos.add(now, Nanos.of(reading.retryAfter())));
+      block(Saturating.add(now, Saturating.nanos(reading.retryAfter())));
     }
   }
 
@@ -313,14 +314,14 @@ final class RateBuckets {
     apply(REQUESTS, reading.requests(), admitted(REQUESTS) - admittedRequests, admittedAt, now, true);
     apply(TOKENS, reading.tokens(), admitted(TOKENS) - admittedTokens, admittedAt, now, true);
     if (reading.retryAfter() != null) {
-      block(Nanos.add(now, Nanos.of(reading.retryAfter())));
+      block(Saturating.add(now, Saturating.nanos(reading.retryAfter())));
     }
     if (reading.requests() == null && reading.tokens() == null) {
       level[REQUESTS] = Math.min(level[REQUESTS], 0);
       level[TOKENS] = Math.min(level[TOKENS], 0);
     }
     if (reading.retryAfter() == null) {
-      block(Nanos.add(now, DEFAULT_429_WAIT_NANOS));
+      block(Saturating.add(now, DEFAULT_429_WAIT_NANOS));
     }
   }
 
@@ -356,9 +357,9 @@ final class RateBuckets {
     double providerLimit = q.limit() != Quota.UNKNOWN ? q.limit() : cap[d];
     Duration reset = q.reset();
     if (reset != null && !reset.isZero() && q.remaining() < providerLimit) {
-      long resetNanos = Nanos.of(reset);
+      long resetNanos = Saturating.nanos(reset);
       pacedRate[d] = Math.min(rate(d), (providerLimit - q.remaining()) / (double) resetNanos);
-      pacedUntil[d] = Nanos.add(now, resetNanos);
+      pacedUntil[d] = Saturating.add(now, resetNanos);
     } else {
       pacedUntil[d] = now;
     }

@@ -1,5 +1,6 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.internal.Saturating;
 import io.breakwater.limit.ProviderRateLimits;
 import java.time.Duration;
 import java.util.Objects;
@@ -57,6 +58,6 @@ public record RateSettings(String name, long requests, @Nullable Duration reques
 
   /** {@code maxWait} in nanoseconds, saturated. */
   public long maxWaitNanos() {
-    return Nanos.of(maxWait);
+    return Saturating.nanos(maxWait);
   }
 }

@@ -2,6 +2,7 @@ package io.breakwater.internal.limit;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
@@ -215,7 +216,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
             poll = null;
           }
           pump();
-        }, shared.pollInterval().toNanos(), TimeUnit.NANOSECONDS);
+        }, Saturating.nanos(shared.pollInterval()), TimeUnit.NANOSECONDS);
       }
     }
   }

@@ -4,6 +4,7 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
 import io.breakwater.internal.limit.BucketStore.Outcome;
 import io.breakwater.internal.limit.BucketStore.Settlement;
@@ -192,7 +193,7 @@ public final class SharedRateLimit extends RateEngine {
   }
 
   private static double rate(long count, @Nullable Duration interval) {
-    return count < 0 || interval == null ? Double.POSITIVE_INFINITY : count / (double) interval.toNanos();
+    return count < 0 || interval == null ? Double.POSITIVE_INFINITY : count / (double) Saturating.nanos(interval);
   }
 
   /** Asks the store for the permits of the call at the head of the queue, unless a request is in flight. */

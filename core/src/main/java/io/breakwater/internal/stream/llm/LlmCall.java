@@ -8,6 +8,7 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.failure.Retryability;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.Saturating;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.StreamResume;
 import io.breakwater.stream.EventTooLargeException;
@@ -163,7 +164,7 @@ final class LlmCall {
   /** The maximum duration, deriving its budgets as the caller's deadline does (it applies only if tighter). */
   private DeadlineSpec maxDurationSpec() {
     Deadline outer = context.getOrDefault(ContextKeys.DEADLINE, null);
-    if (outer == null || outer.remainingNanos() <= engine.maxDuration.toNanos()) {
+    if (outer == null || outer.remainingNanos() <= Saturating.nanos(engine.maxDuration)) {
       return engine.maxDurationSpec;
     }
     DeadlineSpec caller = outer.spec();
