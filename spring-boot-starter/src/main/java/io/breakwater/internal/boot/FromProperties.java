@@ -55,6 +55,10 @@ final class FromProperties {
       throw e;
     } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
       throw new InvalidPropertiesException(property, String.valueOf(e.getMessage()), e);
+    } catch (ArithmeticException e) {
+      // every conversion saturates today; should one not, the start-up still names the property to change
+      throw new InvalidPropertiesException(property, "a value too large to compute with (" + e.getMessage()
+          + "): give a smaller one", e);
     }
   }
 
