@@ -2,7 +2,7 @@ package io.breakwater.idempotency;
 
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.idempotency.InMemoryIdempotencyStore;
-import io.breakwater.internal.idempotency.Utf8;
+import io.breakwater.internal.Utf8;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;

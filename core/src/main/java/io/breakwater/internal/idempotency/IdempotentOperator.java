@@ -25,6 +25,7 @@ import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
 import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
+import io.breakwater.internal.Utf8;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;

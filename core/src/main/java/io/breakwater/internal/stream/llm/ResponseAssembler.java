@@ -2,6 +2,7 @@ package io.breakwater.internal.stream.llm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakwater.internal.Utf8;
 import io.breakwater.stream.llm.Citation;
 import io.breakwater.stream.llm.FinishReason;
 import io.breakwater.stream.llm.LlmChoice;
@@ -48,33 +49,33 @@ public final class ResponseAssembler {
     if (delta instanceof LlmDelta.Text t) {
       text = null;
       choice(t.choice()).text().append(t.text());
-      outputBytes += utf8Length(t.text());
+      outputBytes += Utf8.length(t.text());
     } else if (delta instanceof LlmDelta.ToolCallArguments a) {
       choice(a.choice()).calls().computeIfAbsent(a.index(), i -> new CallBuilder(i)).arguments.append(a.fragment());
-      outputBytes += utf8Length(a.fragment());
+      outputBytes += Utf8.length(a.fragment());
     } else if (delta instanceof LlmDelta.Reasoning r) {
       choice(r.choice()).reasoning().append(r.text());
-      outputBytes += utf8Length(r.text());
+      outputBytes += Utf8.length(r.text());
     } else if (delta instanceof LlmDelta.Refusal r) {
       choice(r.choice()).refusal().append(r.text());
-      outputBytes += utf8Length(r.text());
+      outputBytes += Utf8.length(r.text());
     } else if (delta instanceof LlmDelta.ToolCallStart s) {
       CallBuilder call = choice(s.choice()).calls().computeIfAbsent(s.index(), CallBuilder::new);
       call.start(s);
-      outputBytes += utf8Length(s.id()) + utf8Length(s.name());
+      outputBytes += Utf8.length(s.id()) + Utf8.length(s.name());
     } else if (delta instanceof LlmDelta.ReasoningSignature s) {
       choice(s.choice()).signatures().add(s.signature());
-      outputBytes += utf8Length(s.signature());
+      outputBytes += Utf8.length(s.signature());
     } else if (delta instanceof LlmDelta.RedactedReasoning r) {
       choice(r.choice()).redacted().add(r.data());
-      outputBytes += utf8Length(r.data());
+      outputBytes += Utf8.length(r.data());
     } else if (delta instanceof LlmDelta.CitationAdded c) {
       choice(c.choice()).citations().add(c.citation());
-      outputBytes += utf8Length(c.citation().url()) + utf8Length(c.citation().title())
-          + utf8Length(c.citation().citedText());
+      outputBytes += Utf8.length(c.citation().url()) + Utf8.length(c.citation().title())
+          + Utf8.length(c.citation().citedText());
     } else if (delta instanceof LlmDelta.Output o) {
       choice(o.choice()).other().add(o);
-      outputBytes += utf8Length(o.json().toString());
+      outputBytes += Utf8.length(o.json().toString());
     } else if (delta instanceof LlmDelta.Finish f) {
       ChoiceBuilder c = choice(f.choice());
       c.finish = f.reason();
@@ -150,27 +151,6 @@ public final class ResponseAssembler {
       choices.put(index, c);
     }
     return c;
-  }
-
-  /** UTF-8 length of {@code s} (a lone surrogate counts 3, as its replacement character U+FFFD would). */
-  static long utf8Length(String s) {
-    int n = s.length();
-    long bytes = n;
-    for (int i = 0; i < n; i++) {
-      char c = s.charAt(i);
-      if (c < 0x80) {
-        continue;
-      }
-      if (c < 0x800) {
-        bytes += 1;
-      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-        bytes += 2;   // a pair: 4 bytes for its 2 chars
-        i++;
-      } else {
-        bytes += 2;   // 3 bytes: the rest of the basic plane, and a lone surrogate's replacement
-      }
-    }
-    return bytes;
   }
 
   private static final class ChoiceBuilder {

@@ -9,29 +9,10 @@ import io.breakwater.stream.llm.FinishReason;
 import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.TokenUsage;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The size of what a response holds, which the client's {@code maxResponseBytes} bounds. */
 class ResponseAssemblerTest {
-
-  private static long utf8(String s) {
-    return s.getBytes(StandardCharsets.UTF_8).length;
-  }
-
-  @Test
-  void theLengthOfValidTextIsItsUtf8LengthAndALoneSurrogateCountsAsItsReplacementCharacter() {
-    for (String s : List.of("", "a", "\u007f", "\u0080", "h\u00e9llo", "\u07ff", "\u0800", "\u20ac", "\uffee",
-        "\ud83d\ude00", "a\ud83d\ude00b\u4e2d")) {
-      assertThat(ResponseAssembler.utf8Length(s)).as(s).isEqualTo(utf8(s));
-    }
-    // U+FFFD, what a decoder makes of a lone surrogate, is 3 bytes
-    assertThat(ResponseAssembler.utf8Length("\ud83d")).isEqualTo(3);
-    assertThat(ResponseAssembler.utf8Length("\ude00")).isEqualTo(3);
-    assertThat(ResponseAssembler.utf8Length("\ud83dx")).isEqualTo(4);
-    assertThat(ResponseAssembler.utf8Length("\ude00\ud83d")).as("a low then a high surrogate is no pair")
-        .isEqualTo(6);
-  }
 
   /** Accepts {@code delta} and checks that it added the UTF-8 bytes of {@code output}, nothing more. */
   private static void assertAdds(ResponseAssembler response, LlmDelta delta, String... output) {
@@ -39,7 +20,7 @@ class ResponseAssemblerTest {
     response.accept(delta);
     long added = 0;
     for (String s : output) {
-      added += utf8(s);
+      added += s.getBytes(StandardCharsets.UTF_8).length;
     }
     assertThat(response.outputBytes() - before).as(delta.toString()).isEqualTo(added);
   }

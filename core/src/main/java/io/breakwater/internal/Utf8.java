@@ -1,9 +1,11 @@
-package io.breakwater.internal.idempotency;
+package io.breakwater.internal;
 
 import org.jspecify.annotations.Nullable;
 
-
-/** Sizes of text as UTF-8 bytes, counted without encoding it. */
+/**
+ * Sizes of text as UTF-8 bytes, counted without encoding it: an idempotent result against {@code maxResultBytes}, an
+ * LLM response against {@code maxResponseBytes}.
+ */
 public final class Utf8 {
 
   private Utf8() {}
