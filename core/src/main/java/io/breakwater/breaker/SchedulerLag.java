@@ -82,7 +82,7 @@ public final class SchedulerLag implements Disposable {
     long now = now();
     long at = now + intervalNanos;
     due = at < now ? Long.MAX_VALUE : at;   // an interval of centuries overflows: such a timer never comes due
-    Disposable armed = scheduler.schedule(this::fired, intervalNanos, TimeUnit.NANOSECONDS);
+    Disposable armed = scheduler.schedule(this::fired, Saturating.delayNanos(intervalNanos), TimeUnit.NANOSECONDS);
     timer = armed;
     if (disposed) {
       armed.dispose();

@@ -52,7 +52,7 @@ public final class Chaos {
   /** Subscribes to the call {@code delay} late. */
   public static <T> Fault<T> latency(Duration delay) {
     Fault.checkDuration("Latency", delay);
-    Duration held = Duration.ofNanos(Saturating.nanos(delay));   // Mono.delay throws past 292 years: a hang
+    Duration held = Saturating.delay(delay);   // forever: a hang
     return Fault.of("latency " + delay, (source, mono, scheduler) -> mono
         ? Mono.from(source).delaySubscription(held, scheduler)
         : Flux.from(source).delaySubscription(held, scheduler));
@@ -90,7 +90,7 @@ public final class Chaos {
       throw new IllegalArgumentException("Heartbeat interval is " + every + ": give a positive duration of 1 ms or "
           + "more");
     }
-    Duration period = Duration.ofNanos(Saturating.nanos(every));   // Mono.delay throws past 292 years: none come
+    Duration period = Saturating.delay(every);   // forever: none come
     return Fault.of("heartbeats only", (source, mono, scheduler) -> {
       if (mono) {
         throw new IllegalArgumentException("heartbeatsOnly applies to streams (Flux); for a Mono, use stallAfter(0)");

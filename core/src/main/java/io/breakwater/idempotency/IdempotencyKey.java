@@ -246,7 +246,7 @@ public final class IdempotencyKey {
         throw new IdempotencyKeyException("Quantisation bucket for '" + timeField + "' is " + bucket
             + ": give at least one millisecond");
       }
-      quantised.put(timeField, Saturating.millis(bucket));   // past 292 million years: every time in one bucket
+      quantised.put(timeField, Saturating.millis(bucket));   // saturated past 292 million years, not thrown
       return this;
     }
 

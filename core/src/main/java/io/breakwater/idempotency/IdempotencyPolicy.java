@@ -269,15 +269,15 @@ public final class IdempotencyPolicy {
     }
 
     /**
-     * How long a claim is held without renewal; default 30 s. The owner renews it every third of this while it runs,
-     * so it bounds how long a crashed or frozen owner keeps its key, not how long a call may take.
+     * How long a claim is held without renewal; default 30 s, at least 30 ms. The owner renews it every third of this
+     * while it runs, so it bounds how long a crashed or frozen owner keeps its key, not how long a call may take.
      */
     public Builder lease(Duration lease) {
       this.lease = Objects.requireNonNull(lease, "lease");
       return this;
     }
 
-    /** How often a waiting duplicate looks again when the store cannot notify it; default 1 s. */
+    /** How often a waiting duplicate looks again when the store cannot notify it; default 1 s, at least 1 ms. */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
       return this;

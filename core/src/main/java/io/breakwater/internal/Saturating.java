@@ -9,7 +9,25 @@ import java.time.Duration;
  */
 public final class Saturating {
 
+  /**
+   * The longest delay asked of a scheduler, 2<sup>61</sup> ns (about 73 years). A virtual clock adds a delay to its
+   * own time without saturating, so a longer one (a saturated "forever") wraps round into the past on a clock past
+   * about 1.8 × 10<sup>18</sup> ns, where Reactor's default clock (milliseconds since 1970) stands, and the task runs
+   * at once. A timer asked for longer runs after this: 73 years count as forever.
+   */
+  public static final long MAX_DELAY_NANOS = 1L << 61;
+
   private Saturating() {}
+
+  /** {@code nanos} as a delay to ask of a scheduler: at most {@link #MAX_DELAY_NANOS}. */
+  public static long delayNanos(long nanos) {
+    return Math.min(nanos, MAX_DELAY_NANOS);
+  }
+
+  /** {@code d} as a delay to ask of a scheduler: saturated, and at most {@link #MAX_DELAY_NANOS}. */
+  public static Duration delay(Duration d) {
+    return Duration.ofNanos(delayNanos(nanos(d)));
+  }
 
   /** {@code a + b}, or the bound it overflowed past. */
   public static long add(long a, long b) {
@@ -44,7 +62,7 @@ public final class Saturating {
 
   /**
    * {@code d} in milliseconds, as {@link Duration#toMillis()} counts them, or {@code Long.MAX_VALUE} /
-   * {@code Long.MIN_VALUE} beyond what a long holds (where {@code toMillis()} throws).
+   * {@code Long.MIN_VALUE} from the last whole second below what a long holds (where {@code toMillis()} throws).
    */
   public static long millis(Duration d) {
     long seconds = d.getSeconds();

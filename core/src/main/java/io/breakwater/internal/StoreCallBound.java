@@ -26,7 +26,7 @@ public final class StoreCallBound {
     if (call instanceof Callable) {
       return call;
     }
-    long nanos = Saturating.nanos(limit);   // Mono.delay's toNanos() throws past 292 years: a bound of forever
+    long nanos = Saturating.delayNanos(Saturating.nanos(limit));   // a bound of forever: as good as none
     return call.timeout(Mono.delay(Duration.ofNanos(nanos), clock), Mono.error(() -> new TimeoutException(
         "Did not observe any item or terminal signal within " + nanos / 1_000_000L + "ms")));
   }

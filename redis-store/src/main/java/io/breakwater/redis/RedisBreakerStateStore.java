@@ -99,7 +99,7 @@ public final class RedisBreakerStateStore implements BreakerStateStore {
       throw new IllegalArgumentException("operationTimeout is " + operationTimeout + ": give a positive duration");
     }
     // Reactor's timeout(Duration) throws past 292 years: such a timeout is the longest it takes
-    return new RedisBreakerStateStore(redisson, keyPrefix, Duration.ofNanos(Saturating.nanos(operationTimeout)));
+    return new RedisBreakerStateStore(redisson, keyPrefix, Saturating.delay(operationTimeout));
   }
 
   private String key(String breaker, String suffix) {
@@ -130,8 +130,9 @@ public final class RedisBreakerStateStore implements BreakerStateStore {
   @Override
   public Mono<Boolean> claimProbe(String breaker, int permits, Duration lease) {
     String key = key(breaker, "probes");
+    // at most twenty years: PEXPIRE refuses an expiry whose end does not fit, after the script's INCR has counted
     return scripts.<Long>eval(key, RScript.Mode.READ_WRITE, CLAIM, RScript.ReturnType.LONG, List.of(key),
-            Integer.toString(permits), Long.toString(Math.max(1L, Saturating.millis(lease))))
+            Integer.toString(permits), Long.toString(RedisIdempotencyStore.millis(lease)))
         .timeout(operationTimeout)
         .map(granted -> granted == 1L);
   }

@@ -51,11 +51,6 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
 
   private static final Logger LOG = Loggers.getLogger(RedisRetryBudget.class);
   private static final long TOKEN = 1000L;
-  /**
-   * The longest flush delay asked of the scheduler (about 73 years): a longer one would overflow its own arithmetic,
-   * and a virtual clock would run the task at once.
-   */
-  private static final long MAX_DELAY_NANOS = 1L << 61;
 
   static final String BUCKET = """
       if redis.replicate_commands then redis.replicate_commands() end
@@ -104,10 +99,10 @@ public final class RedisRetryBudget implements RetryBudget, AutoCloseable {
     this.depositMilli = Math.round(b.ratio * TOKEN);
     this.minPerSecond = b.minRetriesPerSecond;
     this.capacityMilli = Math.round(b.capacity * TOKEN);
-    this.operationTimeout = Duration.ofNanos(Saturating.nanos(b.operationTimeout));   // timeout(..) throws past 292 y
+    this.operationTimeout = Saturating.delay(b.operationTimeout);   // forever: as good as none
     this.idleExpiry = b.idleExpiry;
     this.lastKnownMilli = capacityMilli;
-    this.flushNanos = Math.min(Saturating.nanos(b.flushInterval), MAX_DELAY_NANOS);
+    this.flushNanos = Saturating.delayNanos(Saturating.nanos(b.flushInterval));
     scheduleFlush();
   }
 

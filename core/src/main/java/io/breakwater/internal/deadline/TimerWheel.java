@@ -1,5 +1,6 @@
 package io.breakwater.internal.deadline;
 
+import io.breakwater.internal.Saturating;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
@@ -52,7 +53,7 @@ public final class TimerWheel {
    * scheduler's own arithmetic, and {@code VirtualTimeScheduler} would run it at once. The task then runs early and
    * schedules itself again.
    */
-  static final long MAX_DELAY = 1L << 61;
+  static final long MAX_DELAY = Saturating.MAX_DELAY_NANOS;
   /**
    * How far ahead (about 4.6 min) a timer may be armed for its slot to keep its task once the timer is cancelled:
    * the scheduler then holds a kept task at most this long, and at most one per slot. A farther timer (a long or

@@ -58,6 +58,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
   /** First and longest pause between attempts to store an outcome (jittered, doubling). */
   static final Duration COMPLETE_RETRY_FIRST = Duration.ofMillis(100);
   static final Duration COMPLETE_RETRY_CAP = Duration.ofSeconds(2);
+  /** The shortest wait of a duplicate before it looks again, whatever the store says is left of the lease. */
+  private static final Duration MIN_POLL = Duration.ofMillis(1);
   /** The completion's retries, without the call's clock and lease, which each call adds to its copy. */
   private static final RetryBackoffSpec COMPLETE_RETRIES = Retry.backoff(Long.MAX_VALUE, COMPLETE_RETRY_FIRST)
       .maxBackoff(COMPLETE_RETRY_CAP);
@@ -239,8 +241,9 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
       }
       Duration wait = busy.leaseRemaining().compareTo(policy.pollInterval()) < 0
           ? busy.leaseRemaining() : policy.pollInterval();
+      // at least a millisecond: a store may say a lease has 0 ms (or less) left, and the next look would come at once
       return Mono.firstWithSignal(store.changed(storeKey).onErrorResume(e -> Mono.never()),
-              Mono.delay(wait.isNegative() ? Duration.ZERO : wait, clock).then())
+              Mono.delay(wait.compareTo(MIN_POLL) < 0 ? MIN_POLL : wait, clock).then())
           .then(Mono.empty());
     }
 

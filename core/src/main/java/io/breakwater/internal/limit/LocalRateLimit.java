@@ -5,6 +5,7 @@ import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
 import io.breakwater.internal.Lift;
+import io.breakwater.internal.Saturating;
 import io.breakwater.limit.CallWeight;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
@@ -260,7 +261,7 @@ public final class LocalRateLimit extends RateEngine {
     }
     long eta = buckets.nanosUntil(1, head.tokens, now);
     if (eta != Long.MAX_VALUE) {
-      timer = scheduler().schedule(this::dispatch, eta, TimeUnit.NANOSECONDS);
+      timer = scheduler().schedule(this::dispatch, Saturating.delayNanos(eta), TimeUnit.NANOSECONDS);
     }
   }
 

@@ -160,10 +160,13 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
       return;
     }
     Waiter asked = head;
-    Mono<Void> setUp = limitSet ? Mono.empty() : store.limit(settings.fixed()).doOnSuccess(v -> limitSet = true);
+    // deferred, as every store call here: a store that throws instead of answering with an error fails the request
+    Mono<Void> setUp = limitSet ? Mono.empty()
+        : Mono.defer(() -> store.limit(settings.fixed())).doOnSuccess(v -> limitSet = true);
     // One answer per request: a Mono's subscriber given a completion callback runs it after a value too, and the
     // head's request would then be taken as over while the next one is in flight (two requests, one permit lost).
-    StoreCallBound.within(setUp.then(store.tryAcquire(shared.lease())), shared.operationTimeout(), scheduler())
+    StoreCallBound.within(setUp.then(Mono.defer(() -> store.tryAcquire(shared.lease()))), shared.operationTimeout(),
+            scheduler())
         .defaultIfEmpty(NO_PERMIT)
         .subscribe(id -> {
           if (id.isEmpty()) {
@@ -250,7 +253,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
   }
 
   private void giveBack(String id) {
-    StoreCallBound.within(store.release(id), shared.operationTimeout(), scheduler()).subscribe(null,
+    StoreCallBound.within(Mono.defer(() -> store.release(id)), shared.operationTimeout(), scheduler()).subscribe(null,
         e -> LOG.debug("Concurrency limit '{}': permit {} not released ({}); it comes back when its lease runs out",
             name(), id, e.toString()));
   }

@@ -244,7 +244,7 @@ public final class SharedRateLimit extends RateEngine {
             poll = null;
           }
           pump();
-        }, Math.max(taken.waitNanos(), 1_000_000L), TimeUnit.NANOSECONDS);
+        }, Saturating.delayNanos(Math.max(taken.waitNanos(), 1_000_000L)), TimeUnit.NANOSECONDS);
       }
     }
     if (taken.taken()) {

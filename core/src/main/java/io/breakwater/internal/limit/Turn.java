@@ -1,5 +1,6 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.internal.Saturating;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Supplier;
@@ -68,7 +69,7 @@ abstract class Turn {
 
   /** Starts the wait's timer: after {@code nanos}, a turn still waiting expires. */
   final void expireAfter(Scheduler scheduler, long nanos) {
-    Disposable t = scheduler.schedule(this::expire, nanos, TimeUnit.NANOSECONDS);
+    Disposable t = scheduler.schedule(this::expire, Saturating.delayNanos(nanos), TimeUnit.NANOSECONDS);
     timer = t;
     if (state != WAITING) {
       t.dispose();

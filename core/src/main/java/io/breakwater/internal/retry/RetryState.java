@@ -115,7 +115,7 @@ final class RetryState {
           }
           delayBeforeAttemptNanos = granted;
           operator.metrics.retried(kind);
-          return Mono.delay(Duration.ofNanos(granted), scheduler);
+          return Mono.delay(Duration.ofNanos(Saturating.delayNanos(granted)), scheduler);
         });
   }
 
