@@ -406,7 +406,8 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   private void arm(long delayNanos) {
     Disposable task;
     try {
-      task = delayNanos <= 0L ? scheduler.schedule(this) : scheduler.schedule(this, Saturating.delayNanos(delayNanos), TimeUnit.NANOSECONDS);
+      task = delayNanos <= 0L ? scheduler.schedule(this)
+          : scheduler.schedule(this, Saturating.delayNanos(delayNanos), TimeUnit.NANOSECONDS);
     } catch (Throwable rejected) {
       // No subscription for Reactor to cancel: cancelling this one would end the stream before the error is claimed,
       // and the stream would then end with no signal at all.
