@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -41,23 +42,7 @@ class TimeArithmeticGuardTest {
 
   @Test
   void libraryCodeMultipliesTimeOnlyWithSaturatingHelpers() throws IOException {
-    List<String> bare = new ArrayList<>();
-    for (Path file : librarySources()) {
-      if (file.getFileName().toString().equals("Saturating.java")) {
-        continue;   // the helpers themselves, guarded by their own range checks
-      }
-      List<String> lines = Files.readAllLines(file);
-      String[] code = codeOnly(String.join("\n", lines)).split("\n", -1);
-      for (int i = 0; i < code.length; i++) {
-        if (lines.get(i).contains(WAIVER)) {
-          continue;
-        }
-        if (bareProduct(code[i])) {
-          bare.add(file.getFileName() + ":" + (i + 1) + ": " + lines.get(i).strip());
-        }
-      }
-    }
-    assertThat(bare)
+    assertThat(linesWhere(TimeArithmeticGuardTest::bareProduct))
         .as("bare time multiplications: use Saturating.multiply/nanos, Math.multiplyExact or TimeUnit, or add "
             + WAIVER + " <why it cannot overflow>")
         .isEmpty();
@@ -65,7 +50,18 @@ class TimeArithmeticGuardTest {
 
   @Test
   void libraryCodeConvertsDurationsOnlyWithSaturatingHelpers() throws IOException {
-    List<String> throwing = new ArrayList<>();
+    assertThat(linesWhere(TimeArithmeticGuardTest::throwingConversion))
+        .as("Duration.toNanos()/toMillis()/toMicros() throw past what a long holds: use Saturating.nanos/millis, or "
+            + "add " + WAIVER + " <why the value is bounded>")
+        .isEmpty();
+  }
+
+  /**
+   * The lines of the library's main code (not {@code Saturating} itself, whose helpers are guarded by their own range
+   * checks) whose code, comments and strings left out, matches {@code offending}, unless they carry the waiver.
+   */
+  private static List<String> linesWhere(Predicate<String> offending) throws IOException {
+    List<String> found = new ArrayList<>();
     for (Path file : librarySources()) {
       if (file.getFileName().toString().equals("Saturating.java")) {
         continue;
@@ -73,15 +69,12 @@ class TimeArithmeticGuardTest {
       List<String> lines = Files.readAllLines(file);
       String[] code = codeOnly(String.join("\n", lines)).split("\n", -1);
       for (int i = 0; i < code.length; i++) {
-        if (!lines.get(i).contains(WAIVER) && throwingConversion(code[i])) {
-          throwing.add(file.getFileName() + ":" + (i + 1) + ": " + lines.get(i).strip());
+        if (!lines.get(i).contains(WAIVER) && offending.test(code[i])) {
+          found.add(file.getFileName() + ":" + (i + 1) + ": " + lines.get(i).strip());
         }
       }
     }
-    assertThat(throwing)
-        .as("Duration.toNanos()/toMillis()/toMicros() throw past what a long holds: use Saturating.nanos/millis, or "
-            + "add " + WAIVER + " <why the value is bounded>")
-        .isEmpty();
+    return found;
   }
 
   @Test

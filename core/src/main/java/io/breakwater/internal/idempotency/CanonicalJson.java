@@ -247,7 +247,7 @@ public final class CanonicalJson {
     try {
       if (node.isNumber()) {
         if (!node.canConvertToLong()) {   // longValue() would wrap 2^64 + 5 to 5, the key of another time
-          throw new ArithmeticException("beyond a long");
+          throw beyondRange(path);
         }
         epochMillis = node.longValue();
       } else if (node.isTextual()) {
@@ -257,11 +257,15 @@ public final class CanonicalJson {
             + ": quantised fields must hold epoch milliseconds or an ISO-8601 instant");
       }
       return Long.toString(Math.multiplyExact(Math.floorDiv(epochMillis, bucketMillis), bucketMillis));
-    } catch (ArithmeticException outOfRange) {
-      // neither the value nor its size goes into the error: arguments may be secret
-      throw new IdempotencyKeyException("Time field '" + path + "' is beyond the range of epoch milliseconds "
-          + "(292 million years either side of 1970): give epoch milliseconds or an ISO-8601 instant within it");
+    } catch (ArithmeticException outOfRange) {   // an instant past a long of milliseconds, or its bucket's start
+      throw beyondRange(path);
     }
+  }
+
+  /** A time field outside epoch milliseconds; neither the value nor its size is told: arguments may be secret. */
+  private static IdempotencyKeyException beyondRange(String path) {
+    return new IdempotencyKeyException("Time field '" + path + "' is beyond the range of epoch milliseconds "
+        + "(292 million years either side of 1970): give epoch milliseconds or an ISO-8601 instant within it");
   }
 
   private static Instant parseInstant(String text, String path) {

@@ -23,6 +23,7 @@ import io.breakwater.stream.llm.LlmIncompleteException;
 import io.breakwater.stream.llm.LlmResponse;
 import io.breakwater.stream.llm.LlmStreamException;
 import io.netty.buffer.ByteBuf;
+import java.math.BigInteger;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -427,10 +428,8 @@ final class LlmCall {
       return false;
     }
     if (isDigits(id) && isDigits(resumeFrom)) {
-      // compared as digits, not as longs: an id beyond a long must not fall back to equality and replay content
-      String a = withoutLeadingZeros(id);
-      String b = withoutLeadingZeros(resumeFrom);
-      return a.length() != b.length() ? a.length() < b.length() : a.compareTo(b) <= 0;
+      // compared as numbers of any length, not as longs: an id beyond a long must not fall back to equality
+      return new BigInteger(id).compareTo(new BigInteger(resumeFrom)) <= 0;
     }
     return id.equals(resumeFrom);
   }
@@ -442,14 +441,6 @@ final class LlmCall {
       }
     }
     return !s.isEmpty();
-  }
-
-  private static String withoutLeadingZeros(String digits) {
-    int i = 0;
-    while (i < digits.length() - 1 && digits.charAt(i) == '0') {
-      i++;
-    }
-    return digits.substring(i);
   }
 
   /** Server text with the client's secrets masked. */
