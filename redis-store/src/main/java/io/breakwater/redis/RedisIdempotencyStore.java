@@ -13,6 +13,7 @@ import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
 import io.breakwater.internal.redis.LuaScript;
+import io.breakwater.internal.redis.ScriptPipeline;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -20,7 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
 import org.redisson.RedissonReactive;
-import org.redisson.RedissonScript;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatchReactive;
 import org.redisson.api.RScript;
@@ -73,8 +73,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
 
   private final RedissonReactiveClient redisson;
   private final RScriptReactive scripts;
-  /** The same scripts through Redisson's asynchronous API, when the client is Redisson's own (see {@link #eval}). */
-  private final @Nullable RScript asyncScripts;
+  /**
+   * The same scripts through Redisson's asynchronous API, pipelined when many calls run at once, when the client is
+   * Redisson's own (see {@link #eval}).
+   */
+  private final @Nullable ScriptPipeline pipeline;
   private final String keyPrefix;
   private final String channel;
   private final Duration operationTimeout;
@@ -86,8 +89,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private RedisIdempotencyStore(Builder b) {
     this.redisson = b.redisson;
     this.scripts = b.redisson.getScript(StringCodec.INSTANCE);
-    this.asyncScripts = b.redisson instanceof RedissonReactive reactive
-        ? new RedissonScript(reactive.getCommandExecutor(), StringCodec.INSTANCE) : null;
+    this.pipeline = b.redisson instanceof RedissonReactive reactive
+        ? new ScriptPipeline(reactive.getCommandExecutor()) : null;
     this.keyPrefix = b.keyPrefix;
     this.channel = b.channel;
     this.operationTimeout = b.operationTimeout;
@@ -143,11 +146,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * {@code EVALSHA} of the script's precomputed SHA-1 when the client is Redisson's own ({@link LuaScript#run}): its
    * reactive API reaches the same call through a reflective proxy and wraps each command in a {@code Flux.create} with
    * a queue of its own, and its {@code evalAsync} hashes, cuts and copies per call, which profiles of Redis hits found
-   * among the client's largest costs per call. Cancelling the returned Mono leaves the command to run to its end (see
+   * among the client's largest costs per call. Scripts of calls that run at once go out together, pipelined
+   * ({@link ScriptPipeline}). Cancelling the returned Mono leaves the command to run to its end (see
    * {@link LuaScript#run}); the caller no longer waits for it.
    */
   private <R> Mono<R> eval(String redisKey, LuaScript script, RScript.ReturnType type, Object... args) {
-    RScript direct = asyncScripts;
+    ScriptPipeline direct = pipeline;
     if (direct == null) {
       return scripts.eval(redisKey, RScript.Mode.READ_WRITE, script.text(), type, List.of(redisKey), args);
     }

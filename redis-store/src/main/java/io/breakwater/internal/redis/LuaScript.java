@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.List;
 import org.redisson.api.RScript;
 import org.redisson.client.RedisNoScriptException;
 import reactor.core.publisher.Mono;
@@ -31,17 +30,16 @@ public record LuaScript(String text, String sha) {
   }
 
   /**
-   * Runs the script on {@code key} alone, in read-write mode (on the master), through Redisson's asynchronous API.
-   * Cancelling the returned Mono leaves the command to run to its end, as Redisson's {@code evalAsync} did: a command
-   * cancelled while Redis was down or paused could leave its encoded arguments unreleased (Netty's leak detector
-   * reported one in the redis-store integration tests), and a command already written may run anyway.
+   * Runs the script on {@code key} alone, in read-write mode (on the master), through {@code pipeline}: with the
+   * scripts of other calls when they are many at once. Cancelling the returned Mono leaves the command to run to its
+   * end, as Redisson's {@code evalAsync} did: a command cancelled while Redis was down or paused could leave its
+   * encoded arguments unreleased (Netty's leak detector reported one in the redis-store integration tests), and a
+   * command already written may run anyway.
    */
-  public <R> Mono<R> run(RScript scripts, String key, RScript.ReturnType type, Object... args) {
-    List<Object> keys = List.of(key);
-    Mono<R> evalSha = Mono.fromFuture(() -> scripts.<R>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, type, keys,
-        args).toCompletableFuture(), true);
+  public <R> Mono<R> run(ScriptPipeline pipeline, String key, RScript.ReturnType type, Object... args) {
+    Mono<R> evalSha = Mono.fromFuture(() -> pipeline.<R>evalSha(key, sha, type, args), true);
     return evalSha.onErrorResume(RedisNoScriptException.class,
-        noScript -> Mono.fromFuture(() -> scripts.scriptLoadAsync(key, text).toCompletableFuture(), true)
+        noScript -> Mono.fromFuture(() -> pipeline.direct().scriptLoadAsync(key, text).toCompletableFuture(), true)
             .then(evalSha));
   }
 }

@@ -1,0 +1,248 @@
+package io.breakwater.internal.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.redisson.RedissonScript;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RFuture;
+import org.redisson.api.RScript;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.command.CommandAsyncExecutor;
+import org.redisson.command.CommandBatchService;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.concurrent.Queues;
+
+/**
+ * Sends the scripts of concurrent calls to Redis together, as a group commit does: at most {@value #MAX_IN_FLIGHT}
+ * sends await their replies at a time, and the scripts that arrive meanwhile go out with the next send, as one
+ * pipelined batch (Redisson's {@link CommandBatchService}, not atomic: each script runs on its own, as if sent alone).
+ * A script that finds fewer sends in flight goes out at once, alone: a lone call waits for nothing. Under load the
+ * client then writes and reads many commands per system call instead of one, which is most of what a command costs
+ * a Java client (see docs/redis.md).
+ *
+ * <p>A send holds its place among those in flight until its reply, or for {@link #HOLD_NANOS} at most: a send whose
+ * node is paused, failing over or unreachable (a batch spans the masters its keys live on, and answers when the last
+ * of them does) stops holding scripts for the other nodes back once that time has passed, while its own scripts wait
+ * for their replies as before. One timer, on {@code Schedulers.parallel()}, runs while scripts wait for a place.
+ *
+ * <p>Each script's reply is its own: one that fails ({@code NOSCRIPT}, a Lua error) fails its own caller only. A
+ * batch that fails as a whole (its connection lost) fails the scripts it has not answered with a
+ * {@link RedisException} saying their outcome is unknown: they may have run, and are never sent again from here.
+ */
+public final class ScriptPipeline {
+
+  /** Sends (one script or a batch) awaiting their replies at a time. */
+  static final int MAX_IN_FLIGHT = 4;
+  /** The most scripts in one batch. */
+  static final int MAX_BATCH = 128;
+  /**
+   * How long a send holds its place at most (20 ms): far beyond a healthy reply, which takes well under a millisecond
+   * on a local network, and short beside Redisson's timeouts (seconds), which a dead node would otherwise impose on
+   * every script queued behind its sends.
+   */
+  static final long HOLD_NANOS = 20_000_000L;
+
+  private static final BatchOptions OPTIONS = BatchOptions.defaults();
+
+  private final CommandAsyncExecutor executor;
+  private final RScript direct;
+  private final Queue<Pending<?>> queue = Queues.<Pending<?>>unboundedMultiproducer().get();
+  private final AtomicInteger wip = new AtomicInteger();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicLong sends = new AtomicLong();
+  /** The sends holding a place, oldest first. */
+  private final Queue<Send> holding = new ConcurrentLinkedQueue<>();
+  /** Whether the timer that frees the places of sends held too long is armed. */
+  private final AtomicBoolean watching = new AtomicBoolean();
+
+  public ScriptPipeline(CommandAsyncExecutor executor) {
+    this.executor = executor;
+    this.direct = new RedissonScript(executor, StringCodec.INSTANCE);
+  }
+
+  /** How many sends (one script alone, or a batch) went out so far: for tests. */
+  public long sends() {
+    return sends.get();
+  }
+
+  /** The scripts API for commands sent alone (loading a script). */
+  RScript direct() {
+    return direct;
+  }
+
+  /** {@code EVALSHA} of {@code sha} on {@code key} alone, in read-write mode, with the next send. */
+  <R> CompletableFuture<R> evalSha(String key, String sha, RScript.ReturnType type, Object[] args) {
+    Pending<R> pending = new Pending<>(key, sha, type, args);
+    queue.offer(pending);
+    drain();
+    return pending.reply;
+  }
+
+  private void drain() {
+    if (wip.getAndIncrement() != 0) {
+      return;
+    }
+    int missed = 1;
+    do {
+      while (inFlight.get() < MAX_IN_FLIGHT) {
+        Pending<?> first = queue.poll();
+        if (first == null) {
+          break;
+        }
+        Pending<?> second = queue.poll();
+        sends.incrementAndGet();
+        if (second == null) {
+          sendAlone(first);
+        } else {
+          sendBatch(first, second);
+        }
+      }
+      if (!queue.isEmpty()) {
+        watch();
+      }
+      missed = wip.addAndGet(-missed);
+    } while (missed != 0);
+  }
+
+  /** A send takes a place among those in flight. */
+  private Send hold() {
+    inFlight.incrementAndGet();
+    Send send = new Send(Schedulers.parallel().now(TimeUnit.NANOSECONDS));
+    holding.offer(send);
+    return send;
+  }
+
+  /** Scripts wait for a place: in {@link #HOLD_NANOS}, the places of sends that hold them that long are freed. */
+  private void watch() {
+    if (!watching.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      Schedulers.parallel().schedule(this::freeHeldPlaces, HOLD_NANOS, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      watching.set(false);   // the scheduler is being disposed: places are freed by replies alone
+    }
+  }
+
+  private void freeHeldPlaces() {
+    watching.set(false);
+    long now = Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+    for (Send send : holding) {
+      if (now - send.at >= HOLD_NANOS) {
+        send.free();
+      }
+    }
+    drain();
+  }
+
+  private <R> void sendAlone(Pending<R> p) {
+    Send send = hold();
+    RFuture<R> reply;
+    try {
+      reply = direct.evalShaAsync(p.key, RScript.Mode.READ_WRITE, p.sha, p.type, List.of(p.key), p.args);
+    } catch (Throwable e) {
+      send.free();
+      p.reply.completeExceptionally(e);
+      return;
+    }
+    reply.whenComplete((value, error) -> {
+      send.free();
+      drain();
+      p.settle(value, error);
+    });
+  }
+
+  private void sendBatch(Pending<?> first, Pending<?> second) {
+    Send send = hold();
+    List<Pending<?>> sent = new ArrayList<>();
+    try {
+      CommandBatchService batch = new CommandBatchService(executor, OPTIONS);
+      RScript scripts = new RedissonScript(batch, StringCodec.INSTANCE);
+      add(scripts, first, sent);
+      add(scripts, second, sent);
+      Pending<?> next;
+      while (sent.size() < MAX_BATCH && (next = queue.poll()) != null) {
+        add(scripts, next, sent);
+      }
+      batch.executeAsync().whenComplete((result, error) -> {
+        send.free();
+        drain();
+        if (error != null) {
+          unknown(sent, error);
+        }
+      });
+    } catch (Throwable e) {
+      send.free();
+      unknown(sent, e);
+      first.reply.completeExceptionally(e);   // not yet added if the batch could not be made
+      second.reply.completeExceptionally(e);
+    }
+  }
+
+  private static <R> void add(RScript batch, Pending<R> p, List<Pending<?>> sent) {
+    sent.add(p);
+    batch.<R>evalShaAsync(p.key, RScript.Mode.READ_WRITE, p.sha, p.type, List.of(p.key), p.args)
+        .whenComplete(p::settle);
+  }
+
+  /** Fails the scripts of a failed batch that have no reply of their own: whether they ran is not known. */
+  private static void unknown(List<Pending<?>> sent, Throwable error) {
+    for (Pending<?> p : sent) {
+      if (!p.reply.isDone()) {
+        p.reply.completeExceptionally(new RedisException("A pipelined batch of " + sent.size() + " scripts failed "
+            + "before this one's reply; it may have run", error));
+      }
+    }
+  }
+
+  /** A send awaiting its reply, and the place it holds until then or for {@link #HOLD_NANOS}. */
+  private final class Send {
+    final long at;
+    private final AtomicBoolean held = new AtomicBoolean(true);
+
+    Send(long at) {
+      this.at = at;
+    }
+
+    /** Gives its place back, once. */
+    void free() {
+      if (held.compareAndSet(true, false)) {
+        holding.remove(this);
+        inFlight.decrementAndGet();
+      }
+    }
+  }
+
+  /** One script waiting to be sent, and its reply. */
+  private static final class Pending<R> {
+    final String key;
+    final String sha;
+    final RScript.ReturnType type;
+    final Object[] args;
+    final CompletableFuture<R> reply = new CompletableFuture<>();
+
+    Pending(String key, String sha, RScript.ReturnType type, Object[] args) {
+      this.key = key;
+      this.sha = sha;
+      this.type = type;
+      this.args = args;
+    }
+
+    void settle(R value, Throwable error) {
+      if (error != null) {
+        reply.completeExceptionally(error);
+      } else {
+        reply.complete(value);
+      }
+    }
+  }
+}

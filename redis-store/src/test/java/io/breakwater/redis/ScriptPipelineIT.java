@@ -1,0 +1,199 @@
+package io.breakwater.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.internal.redis.LuaScript;
+import io.breakwater.internal.redis.ScriptPipeline;
+import io.breakwater.redis.testing.RedisCluster;
+import io.breakwater.redis.testing.RedisProcess;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.RedissonReactive;
+import org.redisson.api.RScript;
+import org.redisson.client.RedisException;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The idempotency store's scripts go out pipelined when many calls run at once: each still runs once, on its own, and
+ * answers its own caller, whatever the scripts beside it in the batch do.
+ */
+class ScriptPipelineIT {
+
+  /** Counts its runs on its key and answers the key and its argument. */
+  private static final LuaScript ECHO = LuaScript.of(
+      "local runs = redis.call('INCR', KEYS[1]) "
+          + "if ARGV[1] == 'fail' then return redis.error_reply('refused ' .. KEYS[1]) end "
+          + "return {KEYS[1], ARGV[1], runs}");
+
+  private RedisProcess redis;
+  private RedisClients clients;
+  private ScriptPipeline pipeline;
+
+  @BeforeEach
+  void start() {
+    redis = RedisProcess.start();
+    clients = new RedisClients();
+    pipeline = new ScriptPipeline(((RedissonReactive) clients.standalone(redis.address())).getCommandExecutor());
+  }
+
+  @AfterEach
+  void stop() {
+    clients.close();
+    redis.close();
+  }
+
+  private Mono<List<Object>> echo(int i, String arg) {
+    return ECHO.run(pipeline, "k" + i, RScript.ReturnType.LIST, arg);
+  }
+
+  @Test
+  void concurrentScriptsGoOutTogetherAndEachRunsOnceAndAnswersItsOwnCaller() {
+    int calls = 2_000;
+    Map<Integer, List<Object>> replies = new ConcurrentHashMap<>();
+    Flux.range(0, calls)
+        .flatMap(i -> echo(i, "a" + i).subscribeOn(Schedulers.parallel()).doOnNext(r -> replies.put(i, r)), 256)
+        .blockLast(Duration.ofSeconds(30));
+
+    assertThat(replies).hasSize(calls);
+    replies.forEach((i, reply) -> assertThat(reply).as("call %d", i).containsExactly("k" + i, "a" + i, 1L));
+    assertThat(pipeline.sends()).as("sends for %d concurrent scripts", calls).isLessThan(calls / 4).isPositive();
+    assertThat(redis.command("GET", "k0")).isEqualTo("1");
+    assertThat(redis.command("GET", "k" + (calls - 1))).isEqualTo("1");
+  }
+
+  @Test
+  void aScriptAloneGoesOutAtOnceAlone() {
+    assertThat(echo(-1, "a").block(Duration.ofSeconds(5))).containsExactly("k-1", "a", 1L);
+    long loaded = pipeline.sends();   // the first EVALSHA was answered NOSCRIPT and sent again
+    for (int i = 0; i < 5; i++) {
+      assertThat(echo(i, "a").block(Duration.ofSeconds(5))).containsExactly("k" + i, "a", 1L);
+    }
+    assertThat(pipeline.sends() - loaded).isEqualTo(5);
+  }
+
+  @Test
+  void aScriptThatFailsInABatchFailsItsOwnCallerOnly() {
+    int calls = 1_000;
+    Map<Integer, Object> outcomes = new ConcurrentHashMap<>();
+    Flux.range(0, calls)
+        .flatMap(i -> echo(i, i % 3 == 0 ? "fail" : "ok").subscribeOn(Schedulers.parallel())
+            .<Object>map(reply -> reply)
+            .onErrorResume(RedisException.class, e -> Mono.just(e))
+            .doOnNext(o -> outcomes.put(i, o)), 256)
+        .blockLast(Duration.ofSeconds(30));
+
+    assertThat(outcomes).hasSize(calls);
+    outcomes.forEach((i, outcome) -> {
+      if (i % 3 == 0) {
+        assertThat(outcome).as("call %d", i).isInstanceOf(RedisException.class);
+        assertThat(((RedisException) outcome).getMessage()).contains("refused k" + i);
+      } else {
+        assertThat(outcome).as("call %d", i).isEqualTo(List.of("k" + i, "ok", 1L));
+      }
+    });
+    assertThat(pipeline.sends()).isLessThan(calls / 4);
+  }
+
+  @Test
+  void scriptsFlushedFromRedisAreLoadedAgainAndEachOfABatchRunsOnce() {
+    int calls = 1_000;
+    assertThat(echo(-1, "a").block(Duration.ofSeconds(5))).containsExactly("k-1", "a", 1L);
+    assertThat(redis.command("SCRIPT", "FLUSH")).isEqualTo("OK");
+
+    Map<Integer, List<Object>> replies = new ConcurrentHashMap<>();
+    Flux.range(0, calls)
+        .flatMap(i -> echo(i, "a").subscribeOn(Schedulers.parallel()).doOnNext(r -> replies.put(i, r)), 256)
+        .blockLast(Duration.ofSeconds(30));
+
+    assertThat(replies).hasSize(calls);
+    replies.forEach((i, reply) -> assertThat(reply).as("call %d: ran once", i).containsExactly("k" + i, "a", 1L));
+  }
+
+  @Test
+  void redisKilledWhileBatchesAreInFlightFailsEveryWaitingScriptAndLeavesNoneHanging() throws InterruptedException {
+    int calls = 2_000;
+    Map<Integer, Object> outcomes = new ConcurrentHashMap<>();
+    // each script holds Redis about 2 ms: scripts queue behind the sends in flight while Redis dies
+    LuaScript slow = LuaScript.of("local t = redis.call('TIME') local start = t[1] * 1000000 + t[2] "
+        + "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= 2000 "
+        + "return redis.call('INCR', KEYS[1])");
+    Flux.range(0, calls)
+        .flatMap(i -> slow.<Long>run(pipeline, "s" + i, RScript.ReturnType.LONG)
+            .<Object>map(runs -> runs)
+            .onErrorResume(e -> Mono.just(e))
+            .doOnNext(o -> outcomes.put(i, o)), 256)
+        .subscribe();
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (outcomes.size() < 50 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(outcomes.size()).as("answered before the kill").isBetween(50, calls - 1);
+    redis.kill();
+
+    deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (outcomes.size() < calls && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(outcomes).as("every call has its outcome").hasSize(calls);
+    long failed = outcomes.values().stream().filter(o -> o instanceof Throwable).count();
+    assertThat(failed).as("calls failed by the kill").isPositive();
+    outcomes.values().stream().filter(o -> !(o instanceof Throwable))
+        .forEach(runs -> assertThat(runs).as("a script that answered ran once").isEqualTo(1L));
+  }
+
+  @Test
+  void aPausedClusterNodeHoldsBackOnlyItsOwnScriptsNotThoseOfTheOtherNodes() {
+    try (RedisCluster cluster = RedisCluster.start(); RedisClients clusterClients = new RedisClients()) {
+      ScriptPipeline clustered = new ScriptPipeline(
+          ((RedissonReactive) clusterClients.cluster(cluster.addresses())).getCommandExecutor());
+      RedisProcess paused = cluster.nodes().get(0);
+      List<String> pausedKeys = keysServedBy(cluster, 0, 64);
+      List<String> liveKeys = keysServedBy(cluster, 1, 256);
+      for (String key : List.of(pausedKeys.get(0), liveKeys.get(0))) {   // scripts loaded on both masters
+        assertThat(ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "warm").block(Duration.ofSeconds(10)))
+            .containsExactly(key, "warm", 1L);
+      }
+      paused.pause();
+      try {
+        Flux.fromIterable(pausedKeys)
+            .flatMap(key -> ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "stuck")
+                .onErrorResume(e -> Mono.empty()))
+            .subscribe();
+
+        long started = System.nanoTime();
+        List<List<Object>> live = Flux.fromIterable(liveKeys)
+            .flatMap(key -> ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "live"), 32)
+            .collectList()
+            .block(Duration.ofSeconds(30));
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+        assertThat(live).hasSize(liveKeys.size()).allSatisfy(reply -> assertThat(reply.get(1)).isEqualTo("live"));
+        assertThat(took).as("the live master's scripts, while the paused one holds %d", pausedKeys.size())
+            .isLessThan(Duration.ofSeconds(1));
+      } finally {
+        paused.resume();
+      }
+    }
+  }
+
+  /** {@code n} keys whose slots master {@code node} of {@code cluster} serves (slots split evenly, in order). */
+  private static List<String> keysServedBy(RedisCluster cluster, int node, int n) {
+    int masters = cluster.nodes().size();
+    List<String> keys = new java.util.ArrayList<>();
+    for (int i = 0; keys.size() < n; i++) {
+      String key = "n" + node + "-" + i;
+      int slot = Integer.parseInt(cluster.nodes().get(node).command("CLUSTER", "KEYSLOT", key).trim());
+      if (slot * masters / 16384 == node) {
+        keys.add(key);
+      }
+    }
+    return keys;
+  }
+}
