@@ -1,5 +1,6 @@
 package io.breakwater.internal;
 
+import io.breakwater.internal.deadline.WheelTimeout;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
@@ -7,11 +8,12 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * Bounds a store call in time, as {@code Mono.timeout(Duration, Scheduler)} does, with the same one timer and the same
- * {@link TimeoutException}, but without its per-subscription cost: Reactor names the step of a timeout that has no
- * fallback at every subscription (a regular expression over the operator's class name), which a profile of a Redis
- * miss showed among its largest costs. Shared by {@code idempotentBy}, the Redis idempotency store, the owner's lease
- * renewal and the shared limits' store calls.
+ * Bounds a store call in time, as {@code Mono.timeout(Duration, Scheduler)} does, with the same
+ * {@link TimeoutException}, but on a deadline's timer wheel ({@link WheelTimeout}): Reactor's timeout names its step
+ * at every subscription (a regular expression over the operator's class name) and arms a task on the scheduler for
+ * every call (a heap insert and removal under the executor's lock, often a wake-up of its thread), which profiles of
+ * Redis hits and misses showed among their largest costs. Shared by {@code idempotentBy}, the Redis idempotency
+ * store, the owner's lease renewal and the shared limits' store calls.
  */
 public final class StoreCallBound {
 
@@ -26,8 +28,7 @@ public final class StoreCallBound {
     if (call instanceof Callable) {
       return call;
     }
-    long nanos = Saturating.delayNanos(Saturating.nanos(limit));   // a bound of forever: as good as none
-    return call.timeout(Mono.delay(Duration.ofNanos(nanos), clock), Mono.error(() -> new TimeoutException(
-        "Did not observe any item or terminal signal within " + nanos / 1_000_000L + "ms")));
+    // a bound of forever: as good as none
+    return new WheelTimeout<>(call, Saturating.delayNanos(Saturating.nanos(limit)), clock);
   }
 }

@@ -1,9 +1,15 @@
 package io.breakwater.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakwater.testing.TaskCountingScheduler;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
@@ -37,5 +43,18 @@ class StoreCallBoundTest {
         .thenAwait(Duration.ofMillis(1))
         .expectError(TimeoutException.class)
         .verify(VERIFY);
+  }
+
+  @Test
+  void boundedCallsThatAnswerShareTheirTimersTaskInsteadOfSchedulingOneEach() {
+    TaskCountingScheduler clock = new TaskCountingScheduler(VirtualTimeScheduler.create());
+    for (int i = 0; i < 1_000; i++) {
+      Sinks.One<Integer> store = Sinks.one();
+      List<Integer> answers = new ArrayList<>();
+      StoreCallBound.within(store.asMono(), Duration.ofSeconds(2), clock).subscribe(answers::add);
+      store.tryEmitValue(i);
+      assertThat(answers).containsExactly(i);
+    }
+    assertThat(clock.scheduledTasks()).as("tasks on the scheduler for 1 000 bounded calls").isEqualTo(1);
   }
 }
