@@ -12,7 +12,7 @@ java -jar benchmarks/target/benchmarks.jar "${1:-io.breakwater.benchmarks}" \
 # P6: Redis idempotent calls against redis-benchmark SET on this machine, if both are installed.
 rm -f benchmarks/target/redis.md
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
-  java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.redis.RedisThroughput 32 50000 \
+  java -cp benchmarks/target/benchmarks.jar io.breakwater.benchmarks.redis.RedisThroughput 32 200000 \
     2>/dev/null | grep '^|' > benchmarks/target/redis.md
 else
   echo "redis-server or redis-benchmark not on the PATH: the report will say P6 was not measured" >&2

@@ -405,7 +405,7 @@ public final class BenchmarkReport {
     if (redisTable == null) {
       md.append("Not measured in this run: `redis-server` and `redis-benchmark` were not on the PATH.\n");
     } else {
-      md.append("`io.breakwater.benchmarks.redis.RedisThroughput 32 50000`, in the same run: a `redis-server` on "
+      md.append("`io.breakwater.benchmarks.redis.RedisThroughput 32 200000`, in the same run: a `redis-server` on "
           + "loopback, `redis-benchmark -t set -c 32`, then idempotent calls through one Redisson client at the same "
           + "concurrency (a miss claims and completes a new key: 2 round trips; a hit finds it done: 1), after a "
           + "warm-up that lasts until the JIT is done, and as the ceiling the same client, settings and concurrency "
@@ -485,11 +485,13 @@ public final class BenchmarkReport {
    * floor of a timed asynchronous {@code guardedBy}).
    */
   private void clockReads(StringBuilder md) {
-    md.append("\n### Clock reads\n\nThe floor of P10's in-memory `throttledBy` and of P1's asynchronous `guardedBy`. ");
+    md.append("\n### Clock reads\n\nThe floor of P10's in-memory `throttledBy`, of P1's asynchronous `guardedBy` and of "
+        + "P4's exact `idleTimeout` against `Flux.timeout`. ");
     Result limitRead = get("ClockReadBenchmark", "limitNow");
     Result breakerRead = get("ClockReadBenchmark", "breakerNow");
     Result nanoTime = get("ClockReadBenchmark", "nanoTime");
-    if (limitRead == null || breakerRead == null || nanoTime == null) {
+    Result streamRead = get("ClockReadBenchmark", "heldParallelNowNanos");
+    if (limitRead == null || breakerRead == null || nanoTime == null || streamRead == null) {
       md.append("Not measured in this run (`ClockReadBenchmark`).\n");
       return;
     }
@@ -497,12 +499,15 @@ public final class BenchmarkReport {
         + "`now(..)` is Reactor's default, `System.currentTimeMillis()` converted) through the operators' own "
         + "`Supplier<Scheduler>`. An exact in-memory `throttledBy` reads it once per call (to refill the bucket at "
         + "the instant it takes from it), a timed asynchronous `guardedBy` twice (its subscription and its first "
-        + "element): those reads alone, set against the peer's whole overhead, are the lowest ratio the exact designs "
-        + "can reach. Resilience4j's operators read `System.nanoTime()` as often.\n\n");
+        + "element), an exact `idleTimeout` once per element (the instant its idle time runs from, read through the "
+        + "scheduler it holds): those reads alone, set against the peer's whole overhead (for P4, which compares "
+        + "whole scores, `Flux.timeout`'s score per element), are the lowest ratio the exact designs can reach. "
+        + "Resilience4j's operators read `System.nanoTime()` as often.\n\n");
     Double rateLimiter = peerOverhead("LimitBenchmark", "thousandInFlight[variant=baseline]",
         "thousandInFlight[variant=resilience4jRateLimiter]");
     Double breaker = peerOverhead("GuardedByAsyncBenchmark", asyncVariant("oneThread", "10000", "baseline"),
         asyncVariant("oneThread", "10000", "resilience4j"));
+    Result fluxTimeout = get("IdleTimeoutBenchmark", "reactorFluxTimeout");
     table(md, "clock-reads", 1, row("operator, clock", "reads per call", "ns per read", "reads / the peer's overhead",
         "`System.nanoTime()`, ns"), List.of(
         row("in-memory `throttledBy`, the limit's clock (P10)", "1", format(limitRead.score()),
@@ -510,7 +515,10 @@ public final class BenchmarkReport {
             format(nanoTime.score())),
         row("timed asynchronous `guardedBy`, the breaker's clock (P1, 1 thread)", "2", format(breakerRead.score()),
             breaker == null ? "not in this run" : format(2 * breakerRead.score() / breaker),
-            format(nanoTime.score()))));
+            format(nanoTime.score())),
+        row("exact `idleTimeout`, the stream's clock (P4 against `Flux.timeout`), per element", "1",
+            format(streamRead.score()), fluxTimeout == null ? "not in this run"
+                : format(streamRead.score() / fluxTimeout.score()), format(nanoTime.score()))));
   }
 
   /** The peer's overhead over the baseline, in ns, or null when either did not run. */
