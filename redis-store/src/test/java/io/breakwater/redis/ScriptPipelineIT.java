@@ -183,6 +183,98 @@ class ScriptPipelineIT {
     }
   }
 
+  /**
+   * Scripts for two masters wait together; the first master answers NOSCRIPT at once, the second is paused a moment.
+   * Had they gone out as one batch, Redisson would fail the whole batch with that NOSCRIPT and every unanswered command
+   * of it with the same exception: the second master's caller, told NOSCRIPT, would load the script and send it again
+   * while the first send is still queued on the paused master, and the script would run twice.
+   */
+  @Test
+  void noScriptOnOneMasterNeverMakesAScriptOfAnotherMasterRunTwice() throws InterruptedException {
+    try (RedisCluster cluster = RedisCluster.start(); RedisClients clusterClients = new RedisClients()) {
+      ScriptPipeline clustered = new ScriptPipeline(
+          ((RedissonReactive) clusterClients.cluster(cluster.addresses())).getCommandExecutor());
+      RedisProcess flushed = cluster.nodes().get(0);
+      RedisProcess paused = cluster.nodes().get(1);
+      List<String> flushedKeys = keysServedBy(cluster, 0, 2);
+      List<String> pausedKeys = keysServedBy(cluster, 1, 6);
+      for (String key : List.of(flushedKeys.get(1), pausedKeys.get(5))) {   // scripts loaded on both masters
+        assertThat(ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "warm").block(Duration.ofSeconds(10)))
+            .containsExactly(key, "warm", 1L);
+      }
+      assertThat(flushed.command("SCRIPT", "FLUSH")).isEqualTo("OK");
+      Map<String, Object> outcomes = new ConcurrentHashMap<>();
+      paused.pause();
+      try {
+        for (int i = 0; i < 4; i++) {   // four sends in flight: the next scripts wait and go out as one batch
+          String key = pausedKeys.get(i);
+          ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "fill")
+              .subscribe(r -> outcomes.put(key, r), e -> outcomes.put(key, e));
+        }
+        for (String key : List.of(flushedKeys.get(0), pausedKeys.get(4))) {
+          ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "batched")
+              .subscribe(r -> outcomes.put(key, r), e -> outcomes.put(key, e));
+        }
+        Thread.sleep(500);
+      } finally {
+        paused.resume();
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (outcomes.size() < 6 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      Thread.sleep(200);
+      String victim = pausedKeys.get(4);
+      assertThat(outcomes.get(flushedKeys.get(0))).isEqualTo(List.of(flushedKeys.get(0), "batched", 1L));
+      assertThat(paused.command("GET", victim)).as("runs of the script sent once on %s", victim).isEqualTo("1");
+      assertThat(outcomes.get(victim)).as("outcome of %s", victim).isEqualTo(List.of(victim, "batched", 1L));
+    }
+  }
+
+  /**
+   * The same with a Lua error on the first master: had the scripts gone out as one batch, the second master's caller
+   * would be failed with the first script's error (about another key) while its own script ran.
+   */
+  @Test
+  void aLuaErrorOnOneMasterFailsNoScriptOfAnotherMaster() throws InterruptedException {
+    try (RedisCluster cluster = RedisCluster.start(); RedisClients clusterClients = new RedisClients()) {
+      ScriptPipeline clustered = new ScriptPipeline(
+          ((RedissonReactive) clusterClients.cluster(cluster.addresses())).getCommandExecutor());
+      RedisProcess paused = cluster.nodes().get(1);
+      List<String> failingKeys = keysServedBy(cluster, 0, 2);
+      List<String> pausedKeys = keysServedBy(cluster, 1, 6);
+      for (String key : List.of(failingKeys.get(1), pausedKeys.get(5))) {
+        assertThat(ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "warm").block(Duration.ofSeconds(10)))
+            .containsExactly(key, "warm", 1L);
+      }
+      Map<String, Object> outcomes = new ConcurrentHashMap<>();
+      paused.pause();
+      try {
+        for (int i = 0; i < 4; i++) {
+          String key = pausedKeys.get(i);
+          ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "fill")
+              .subscribe(r -> outcomes.put(key, r), e -> outcomes.put(key, e));
+        }
+        String failing = failingKeys.get(0);
+        ECHO.<List<Object>>run(clustered, failing, RScript.ReturnType.LIST, "fail")
+            .subscribe(r -> outcomes.put(failing, r), e -> outcomes.put(failing, e));
+        String victim = pausedKeys.get(4);
+        ECHO.<List<Object>>run(clustered, victim, RScript.ReturnType.LIST, "ok")
+            .subscribe(r -> outcomes.put(victim, r), e -> outcomes.put(victim, e));
+        Thread.sleep(500);
+      } finally {
+        paused.resume();
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (outcomes.size() < 6 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      String victim = pausedKeys.get(4);
+      assertThat(paused.command("GET", victim)).isEqualTo("1");
+      assertThat(outcomes.get(victim)).as("outcome of %s", victim).isEqualTo(List.of(victim, "ok", 1L));
+    }
+  }
+
   /** {@code n} keys whose slots master {@code node} of {@code cluster} serves (slots split evenly, in order). */
   private static List<String> keysServedBy(RedisCluster cluster, int node, int n) {
     int masters = cluster.nodes().size();

@@ -1,7 +1,9 @@
 package io.breakwater.internal.redis;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -10,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.redisson.RedissonScript;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RFuture;
@@ -18,25 +21,30 @@ import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.command.CommandAsyncExecutor;
 import org.redisson.command.CommandBatchService;
+import org.redisson.connection.ConnectionManager;
+import org.redisson.connection.MasterSlaveEntry;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.concurrent.Queues;
 
 /**
- * Sends the scripts of concurrent calls to Redis together, as a group commit does: at most {@value #MAX_IN_FLIGHT}
- * sends await their replies at a time, and the scripts that arrive meanwhile go out with the next send, as one
- * pipelined batch (Redisson's {@link CommandBatchService}, not atomic: each script runs on its own, as if sent alone).
- * A script that finds fewer sends in flight goes out at once, alone: a lone call waits for nothing. Under load the
- * client then writes and reads many commands per system call instead of one, which is most of what a command costs
- * a Java client (see docs/redis.md).
+ * Sends the scripts of concurrent calls to Redis together, as a group commit does: once {@value #MAX_IN_FLIGHT} sends
+ * await their replies, the scripts that arrive go out with the next send, as one pipelined batch per master
+ * (Redisson's {@link CommandBatchService}, not atomic: each script runs on its own, as if sent alone). A script that
+ * finds fewer sends in flight goes out at once, alone: a lone call waits for nothing. Under load the client then
+ * writes and reads many commands per system call instead of one, which is most of what a command costs a Java client
+ * (see docs/redis.md).
  *
- * <p>A send holds its place among those in flight until its reply, or for {@link #HOLD_NANOS} at most: a send whose
- * node is paused, failing over or unreachable (a batch spans the masters its keys live on, and answers when the last
- * of them does) stops holding scripts for the other nodes back once that time has passed, while its own scripts wait
- * for their replies as before. One timer, on {@code Schedulers.parallel()}, runs while scripts wait for a place.
+ * <p>Each script's reply is its own: one that fails ({@code NOSCRIPT}, a Lua error) fails its own caller only. That
+ * is why a batch never spans masters: Redisson fails every unanswered command of a batch with the error of the first
+ * of its masters to fail, so a {@code NOSCRIPT} on one master would reach a script of another that still runs, and
+ * {@link LuaScript#run} would load it and send it again. A batch that fails as a whole (its connection lost, a
+ * timeout) fails the scripts it has not answered with a {@link RedisException} saying their outcome is unknown: they
+ * may have run, and neither Redisson nor this class sends them again (see {@link #OPTIONS}).
  *
- * <p>Each script's reply is its own: one that fails ({@code NOSCRIPT}, a Lua error) fails its own caller only. A
- * batch that fails as a whole (its connection lost) fails the scripts it has not answered with a
- * {@link RedisException} saying their outcome is unknown: they may have run, and are never sent again from here.
+ * <p>A send holds its place among those in flight until its reply, or for {@link #HOLD_NANOS} at most: a send to a
+ * master that is paused, failing over or unreachable stops holding the scripts for the other masters back once that
+ * time has passed, while its own scripts wait for their replies as before. One timer, on
+ * {@code Schedulers.parallel()}, runs while scripts wait for a place.
  */
 public final class ScriptPipeline {
 
@@ -51,7 +59,14 @@ public final class ScriptPipeline {
    */
   static final long HOLD_NANOS = 20_000_000L;
 
-  private static final BatchOptions OPTIONS = BatchOptions.defaults();
+  /**
+   * No retry of a batch by Redisson: it would send again the scripts of the batch that already got an error reply (a
+   * {@code NOSCRIPT} that {@link LuaScript#run} loads and sends again itself: twice), and a {@code READONLY} after a
+   * failover would reach the caller as a refusal while the retried script runs on the new master. Redirects
+   * ({@code MOVED}, {@code ASK}) are still followed; a batch that times out fails its unanswered scripts as of unknown
+   * outcome, and the store's callers retry.
+   */
+  private static final BatchOptions OPTIONS = BatchOptions.defaults().retryAttempts(0);
 
   private final CommandAsyncExecutor executor;
   private final RScript direct;
@@ -99,11 +114,19 @@ public final class ScriptPipeline {
           break;
         }
         Pending<?> second = queue.poll();
-        sends.incrementAndGet();
-        if (second == null) {
-          sendAlone(first);
-        } else {
-          sendBatch(first, second);
+        try {
+          if (second == null) {
+            sendAlone(first);
+          } else {
+            sendBatches(first, second);
+          }
+        } catch (Throwable e) {
+          // nothing here is meant to throw; if something does, the scripts taken fail and the loop goes on, so that
+          // no script is left waiting behind a drain that never ends
+          first.reply.completeExceptionally(e);
+          if (second != null) {
+            second.reply.completeExceptionally(e);
+          }
         }
       }
       if (!queue.isEmpty()) {
@@ -115,6 +138,7 @@ public final class ScriptPipeline {
 
   /** A send takes a place among those in flight. */
   private Send hold() {
+    sends.incrementAndGet();
     inFlight.incrementAndGet();
     Send send = new Send(Schedulers.parallel().now(TimeUnit.NANOSECONDS));
     holding.offer(send);
@@ -156,35 +180,77 @@ public final class ScriptPipeline {
     }
     reply.whenComplete((value, error) -> {
       send.free();
+      p.settle(value, error);   // the caller first: a call it starts takes the place this reply freed
       drain();
-      p.settle(value, error);
     });
   }
 
-  private void sendBatch(Pending<?> first, Pending<?> second) {
+  /**
+   * The waiting scripts, one batch per master: Redisson fails every unanswered command of a batch with the error of
+   * the first of its masters to fail (CommandBatchService.executeAsync: {@code t.tryFailure(ex)} on all commands), so a
+   * batch spanning masters would hand one script's NOSCRIPT or Lua error to the scripts of the other masters, which
+   * still run (and, told NOSCRIPT, would be loaded and sent again by LuaScript.run: run twice).
+   */
+  private void sendBatches(Pending<?> first, Pending<?> second) {
+    Map<Object, List<Pending<?>>> byMaster = new LinkedHashMap<>();
+    byMaster.computeIfAbsent(master(first.key), m -> new ArrayList<>()).add(first);
+    byMaster.computeIfAbsent(master(second.key), m -> new ArrayList<>()).add(second);
+    int polled = 2;
+    Pending<?> next;
+    while (polled < MAX_BATCH && (next = queue.poll()) != null) {
+      byMaster.computeIfAbsent(master(next.key), m -> new ArrayList<>()).add(next);
+      polled++;
+    }
+    for (List<Pending<?>> scripts : byMaster.values()) {
+      try {
+        if (scripts.size() == 1) {
+          sendAlone(scripts.get(0));
+        } else {
+          sendBatch(scripts);
+        }
+      } catch (Throwable e) {
+        for (Pending<?> p : scripts) {
+          p.reply.completeExceptionally(e);   // no effect on a script already answered
+        }
+      }
+    }
+  }
+
+  /**
+   * The master that serves {@code key} now; its slot when the topology does not know it yet, and a group of its own
+   * (the script goes out alone) if even that cannot be told.
+   */
+  private Object master(String key) {
+    try {
+      ConnectionManager connections = executor.getConnectionManager();
+      int slot = connections.calcSlot(executor.getServiceManager().getNameMapper().map(key));
+      MasterSlaveEntry entry = connections.getWriteEntry(slot);
+      return entry != null ? entry : slot;
+    } catch (RuntimeException e) {
+      return new Object();
+    }
+  }
+
+  private void sendBatch(List<Pending<?>> scripts) {
     Send send = hold();
     List<Pending<?>> sent = new ArrayList<>();
     try {
       CommandBatchService batch = new CommandBatchService(executor, OPTIONS);
-      RScript scripts = new RedissonScript(batch, StringCodec.INSTANCE);
-      add(scripts, first, sent);
-      add(scripts, second, sent);
-      Pending<?> next;
-      while (sent.size() < MAX_BATCH && (next = queue.poll()) != null) {
-        add(scripts, next, sent);
+      RScript batchScripts = new RedissonScript(batch, StringCodec.INSTANCE);
+      for (Pending<?> p : scripts) {
+        add(batchScripts, p, sent);
       }
       batch.executeAsync().whenComplete((result, error) -> {
         send.free();
+        unknown(sent, error);   // each reply settled its own script as it was decoded; any left has no reply
         drain();
-        if (error != null) {
-          unknown(sent, error);
-        }
       });
     } catch (Throwable e) {
       send.free();
       unknown(sent, e);
-      first.reply.completeExceptionally(e);   // not yet added if the batch could not be made
-      second.reply.completeExceptionally(e);
+      for (Pending<?> p : scripts) {
+        p.reply.completeExceptionally(e);   // not yet added if the batch could not be made
+      }
     }
   }
 
@@ -194,12 +260,18 @@ public final class ScriptPipeline {
         .whenComplete(p::settle);
   }
 
-  /** Fails the scripts of a failed batch that have no reply of their own: whether they ran is not known. */
-  private static void unknown(List<Pending<?>> sent, Throwable error) {
+  /**
+   * Fails the scripts of an ended batch that have no reply of their own (the batch failed before it came, or
+   * Redisson left it unanswered): whether they ran is not known.
+   */
+  private static void unknown(List<Pending<?>> sent, @Nullable Throwable error) {
     for (Pending<?> p : sent) {
       if (!p.reply.isDone()) {
-        p.reply.completeExceptionally(new RedisException("A pipelined batch of " + sent.size() + " scripts failed "
-            + "before this one's reply; it may have run", error));
+        p.reply.completeExceptionally(error == null
+            ? new RedisException("A pipelined batch of " + sent.size() + " scripts ended without this one's reply; "
+                + "it may have run")
+            : new RedisException("A pipelined batch of " + sent.size() + " scripts failed before this one's reply; "
+                + "it may have run", error));
       }
     }
   }
