@@ -238,7 +238,9 @@ class FaultsAcrossProcessesIT {
         Files.writeString(conf, "port " + sentinelPort + "\nbind 127.0.0.1\nprotected-mode no\n"
             + "sentinel monitor bw 127.0.0.1 " + primary.port() + " 1\n"
             + "sentinel down-after-milliseconds bw 1000\nsentinel failover-timeout bw 5000\n");
-        r.sentinel = new ProcessBuilder("redis-sentinel", conf.toString()).redirectErrorStream(true)
+        // redis-server in Sentinel mode: the same binary the servers run, where redis-sentinel may not be installed
+        r.sentinel = new ProcessBuilder(RedisProcess.binary().toString(), conf.toString(), "--sentinel")
+            .redirectErrorStream(true)
             .redirectOutput(r.dir.resolve("sentinel.log").toFile()).start();
         sleep(1_500);
         r.startWorkers("sentinel://127.0.0.1:" + sentinelPort + "/bw", FAILOVER_LEASE, false, replicas);

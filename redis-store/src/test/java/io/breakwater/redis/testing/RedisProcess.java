@@ -168,7 +168,7 @@ public final class RedisProcess implements AutoCloseable {
   private static Path binary;
 
   /** {@code redis-server} on the PATH, else the binary bundled in embedded-redis, extracted once. */
-  static synchronized Path binary() throws IOException {
+  public static synchronized Path binary() throws IOException {
     if (binary != null) {
       return binary;
     }
