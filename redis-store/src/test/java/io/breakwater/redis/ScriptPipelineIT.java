@@ -157,7 +157,8 @@ class ScriptPipelineIT {
       List<String> pausedKeys = keysServedBy(cluster, 0, 64);
       List<String> liveKeys = keysServedBy(cluster, 1, 256);
       for (String key : List.of(pausedKeys.get(0), liveKeys.get(0))) {   // scripts loaded on both masters
-        assertThat(ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "warm").block(Duration.ofSeconds(10)))
+        assertThat(ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "warm")
+            .block(Duration.ofSeconds(10)))
             .containsExactly(key, "warm", 1L);
       }
       paused.pause();
@@ -192,42 +193,16 @@ class ScriptPipelineIT {
   @Test
   void noScriptOnOneMasterNeverMakesAScriptOfAnotherMasterRunTwice() throws InterruptedException {
     try (RedisCluster cluster = RedisCluster.start(); RedisClients clusterClients = new RedisClients()) {
-      ScriptPipeline clustered = new ScriptPipeline(
-          ((RedissonReactive) clusterClients.cluster(cluster.addresses())).getCommandExecutor());
-      RedisProcess flushed = cluster.nodes().get(0);
-      RedisProcess paused = cluster.nodes().get(1);
-      List<String> flushedKeys = keysServedBy(cluster, 0, 2);
-      List<String> pausedKeys = keysServedBy(cluster, 1, 6);
-      for (String key : List.of(flushedKeys.get(1), pausedKeys.get(5))) {   // scripts loaded on both masters
-        assertThat(ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "warm").block(Duration.ofSeconds(10)))
-            .containsExactly(key, "warm", 1L);
-      }
-      assertThat(flushed.command("SCRIPT", "FLUSH")).isEqualTo("OK");
-      Map<String, Object> outcomes = new ConcurrentHashMap<>();
-      paused.pause();
-      try {
-        for (int i = 0; i < 4; i++) {   // four sends in flight: the next scripts wait and go out as one batch
-          String key = pausedKeys.get(i);
-          ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "fill")
-              .subscribe(r -> outcomes.put(key, r), e -> outcomes.put(key, e));
-        }
-        for (String key : List.of(flushedKeys.get(0), pausedKeys.get(4))) {
-          ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "batched")
-              .subscribe(r -> outcomes.put(key, r), e -> outcomes.put(key, e));
-        }
-        Thread.sleep(500);
-      } finally {
-        paused.resume();
-      }
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (outcomes.size() < 6 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      Thread.sleep(200);
-      String victim = pausedKeys.get(4);
-      assertThat(outcomes.get(flushedKeys.get(0))).isEqualTo(List.of(flushedKeys.get(0), "batched", 1L));
-      assertThat(paused.command("GET", victim)).as("runs of the script sent once on %s", victim).isEqualTo("1");
-      assertThat(outcomes.get(victim)).as("outcome of %s", victim).isEqualTo(List.of(victim, "batched", 1L));
+      BehindAPausedMaster run = new BehindAPausedMaster(cluster, clusterClients);
+      assertThat(cluster.nodes().get(0).command("SCRIPT", "FLUSH")).isEqualTo("OK");
+
+      Map<String, Object> outcomes = run.waitTogether("batched", "batched");
+
+      assertThat(outcomes.get(run.first)).isEqualTo(List.of(run.first, "batched", 1L));
+      assertThat(run.paused.command("GET", run.victim)).as("runs of the script sent once on %s", run.victim)
+          .isEqualTo("1");
+      assertThat(outcomes.get(run.victim)).as("outcome of %s", run.victim)
+          .isEqualTo(List.of(run.victim, "batched", 1L));
     }
   }
 
@@ -238,29 +213,52 @@ class ScriptPipelineIT {
   @Test
   void aLuaErrorOnOneMasterFailsNoScriptOfAnotherMaster() throws InterruptedException {
     try (RedisCluster cluster = RedisCluster.start(); RedisClients clusterClients = new RedisClients()) {
-      ScriptPipeline clustered = new ScriptPipeline(
-          ((RedissonReactive) clusterClients.cluster(cluster.addresses())).getCommandExecutor());
-      RedisProcess paused = cluster.nodes().get(1);
-      List<String> failingKeys = keysServedBy(cluster, 0, 2);
-      List<String> pausedKeys = keysServedBy(cluster, 1, 6);
-      for (String key : List.of(failingKeys.get(1), pausedKeys.get(5))) {
-        assertThat(ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "warm").block(Duration.ofSeconds(10)))
-            .containsExactly(key, "warm", 1L);
+      BehindAPausedMaster run = new BehindAPausedMaster(cluster, clusterClients);
+
+      Map<String, Object> outcomes = run.waitTogether("fail", "ok");
+
+      assertThat(run.paused.command("GET", run.victim)).isEqualTo("1");
+      assertThat(outcomes.get(run.victim)).as("outcome of %s", run.victim).isEqualTo(List.of(run.victim, "ok", 1L));
+    }
+  }
+
+  /**
+   * A cluster whose master 1 is paused while four of its scripts hold every place in flight, so that a script of
+   * master 0 ({@link #first}) and one of master 1 ({@link #victim}) then wait for the next send together.
+   */
+  private static final class BehindAPausedMaster {
+    final ScriptPipeline pipeline;
+    final RedisProcess paused;
+    final List<String> pausedKeys;
+    final String first;
+    final String victim;
+
+    BehindAPausedMaster(RedisCluster cluster, RedisClients clients) {
+      pipeline = new ScriptPipeline(((RedissonReactive) clients.cluster(cluster.addresses())).getCommandExecutor());
+      paused = cluster.nodes().get(1);
+      List<String> firstKeys = keysServedBy(cluster, 0, 2);
+      pausedKeys = keysServedBy(cluster, 1, 6);
+      first = firstKeys.get(0);
+      victim = pausedKeys.get(4);
+      for (String key : List.of(firstKeys.get(1), pausedKeys.get(5))) {   // scripts loaded on both masters
+        assertThat(ECHO.<List<Object>>run(pipeline, key, RScript.ReturnType.LIST, "warm")
+            .block(Duration.ofSeconds(10))).containsExactly(key, "warm", 1L);
       }
+    }
+
+    /**
+     * The outcomes of the six scripts by key: {@link #first} sent with {@code firstArg}, {@link #victim} with
+     * {@code victimArg}.
+     */
+    Map<String, Object> waitTogether(String firstArg, String victimArg) throws InterruptedException {
       Map<String, Object> outcomes = new ConcurrentHashMap<>();
       paused.pause();
       try {
-        for (int i = 0; i < 4; i++) {
-          String key = pausedKeys.get(i);
-          ECHO.<List<Object>>run(clustered, key, RScript.ReturnType.LIST, "fill")
-              .subscribe(r -> outcomes.put(key, r), e -> outcomes.put(key, e));
+        for (int i = 0; i < 4; i++) {   // four sends in flight: the next scripts wait and go out together
+          send(pausedKeys.get(i), "fill", outcomes);
         }
-        String failing = failingKeys.get(0);
-        ECHO.<List<Object>>run(clustered, failing, RScript.ReturnType.LIST, "fail")
-            .subscribe(r -> outcomes.put(failing, r), e -> outcomes.put(failing, e));
-        String victim = pausedKeys.get(4);
-        ECHO.<List<Object>>run(clustered, victim, RScript.ReturnType.LIST, "ok")
-            .subscribe(r -> outcomes.put(victim, r), e -> outcomes.put(victim, e));
+        send(first, firstArg, outcomes);
+        send(victim, victimArg, outcomes);
         Thread.sleep(500);
       } finally {
         paused.resume();
@@ -269,9 +267,13 @@ class ScriptPipelineIT {
       while (outcomes.size() < 6 && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
-      String victim = pausedKeys.get(4);
-      assertThat(paused.command("GET", victim)).isEqualTo("1");
-      assertThat(outcomes.get(victim)).as("outcome of %s", victim).isEqualTo(List.of(victim, "ok", 1L));
+      Thread.sleep(200);   // a script sent twice would have run again by now
+      return outcomes;
+    }
+
+    private void send(String key, String arg, Map<String, Object> outcomes) {
+      ECHO.<List<Object>>run(pipeline, key, RScript.ReturnType.LIST, arg)
+          .subscribe(r -> outcomes.put(key, r), e -> outcomes.put(key, e));
     }
   }
 
