@@ -110,7 +110,8 @@ public final class TimerWheel {
    * then reads its own state, and whose state changes are followed by {@link #release}, needs no fence, since either
    * the release sees the filing or the filer sees the change. Call it holding no lock.
    *
-   * @throws RejectedExecutionException if the scheduler refuses the slot's task (it is being disposed)
+   * @throws RejectedExecutionException if the scheduler refuses the slot's task (it is being disposed); the timer is
+   *     then not filed
    */
   public void file(Timer timer, long at, Scheduler scheduler) {
     Start start;
@@ -118,7 +119,12 @@ public final class TimerWheel {
       start = slot(at).fileLocked(timer, at);
     }
     if (start != null) {
-      start.run(scheduler);
+      try {
+        start.run(scheduler);
+      } catch (RejectedExecutionException rejected) {
+        release(timer, false);   // linked before its task was refused: it would hold its owner until refiled
+        throw rejected;
+      }
     }
   }
 

@@ -18,10 +18,14 @@ import reactor.util.context.Context;
 
 /**
  * {@code Mono.timeout(Duration, Scheduler)} on a deadline's {@link TimerWheel}: a {@link TimeoutException} if the
- * source has neither answered nor ended within its bound, the source cancelled. Its timer costs one clock read, then a
- * few pointer writes under the wheel's lock to arm and to cancel, where Reactor's is a task on the scheduler (a heap
- * insert and removal under the executor's lock, and often a wake-up of its thread) for every call. Under
- * {@code VirtualTimeScheduler} it fires at the very nanosecond its bound ends.
+ * source has neither answered nor ended within its bound from its {@code onSubscribe}, the source cancelled. Its
+ * timer costs one clock read, then a few pointer writes under the wheel's lock to arm and to cancel, where Reactor's
+ * is a task on the scheduler (a heap insert and removal under the executor's lock, and often a wake-up of its thread)
+ * for every call. Under {@code VirtualTimeScheduler} it fires at the very nanosecond its bound ends.
+ *
+ * <p>As with deadlines and hedges, the task that fires the timer is its wheel slot's, shared by the calls filed in that
+ * slot: a {@code Schedulers.onScheduleHook} decorates it with what the first of them captured (thread-locals restored
+ * around the timeout error are that call's, not necessarily this one's). The Reactor Context is each call's own.
  *
  * @param <T> the value
  */
@@ -69,6 +73,11 @@ public final class WheelTimeout<T> extends MonoOperator<T, T> {
     // set in onSubscribe, which Reactive Streams (rule 1.9) signals before anything that reads it
     @SuppressWarnings("NullAway.Init")
     private Subscription s;
+    /**
+     * The clock when {@code onSubscribe} came: the bound runs from there, as Reactor's timeout's does. Read by
+     * {@link #arm}, after the same thread's {@code onSubscribe} or the gate that orders them.
+     */
+    private long start;
 
     private volatile int state;
     @SuppressWarnings("rawtypes")
@@ -118,9 +127,8 @@ public final class WheelTimeout<T> extends MonoOperator<T, T> {
       if (state != RUNNING) {
         return;
       }
-      long now = clock.now(TimeUnit.NANOSECONDS);
       try {
-        wheel.file(this, Saturating.add(now, nanos), clock);
+        wheel.file(this, Saturating.add(start, nanos), clock);
       } catch (RejectedExecutionException rejected) {
         if (STATE.compareAndSet(this, RUNNING, DONE)) {
           Lift.cancelUpstream(s, actual.currentContext());
@@ -155,6 +163,7 @@ public final class WheelTimeout<T> extends MonoOperator<T, T> {
     public void onSubscribe(Subscription s) {
       if (Operators.validate(this.s, s)) {
         this.s = s;
+        start = clock.now(TimeUnit.NANOSECONDS);
         actual.onSubscribe(this);
         if (Thread.currentThread() == subscribing && !returned) {
           subscribedInline = true;   // the common case: subscribed() follows on this thread and arms

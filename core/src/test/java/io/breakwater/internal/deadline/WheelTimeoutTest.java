@@ -2,18 +2,23 @@ package io.breakwater.internal.deadline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.testing.DelegatingScheduler;
 import io.breakwater.testing.TaskCountingScheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.PublisherProbe;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -136,6 +141,50 @@ class WheelTimeoutTest {
       boolean timedOut = signals.size() == 1 && signals.get(0) instanceof TimeoutException;
       assertThat(answered || timedOut).as("round %d: %s", i, signals).isTrue();
       assertThat(TimerWheel.of(clock).filed()).isZero();
+    }
+  }
+
+  @Test
+  void aTimerItsSchedulerRefusesIsNotLeftFiledAndTheCallFailsWithTheRefusal() {
+    RefusingScheduler clock = new RefusingScheduler(VirtualTimeScheduler.create());
+    List<Object> signals = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Sinks.One<Integer> call = Sinks.one();
+      new WheelTimeout<>(call.asMono(), TWO_SECONDS, clock).subscribe(signals::add, signals::add);
+    }
+    assertThat(signals).hasSize(3).allMatch(e -> e instanceof RejectedExecutionException);
+    assertThat(TimerWheel.of(clock).filed()).as("timers left filed after their calls failed").isZero();
+  }
+
+  @Test
+  void theBoundRunsFromOnSubscribeAsReactorsTimeoutDoes() {
+    VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+    // a source that signals onSubscribe, then works 1.5 s on the subscribing thread before its subscribe returns
+    Mono<Integer> slowToSubscribe = new Mono<>() {
+      @Override
+      public void subscribe(CoreSubscriber<? super Integer> actual) {
+        actual.onSubscribe(Operators.emptySubscription());
+        clock.advanceTimeBy(Duration.ofMillis(1500));
+      }
+    };
+    List<Object> signals = new CopyOnWriteArrayList<>();
+    new WheelTimeout<>(slowToSubscribe, TWO_SECONDS, clock).subscribe(signals::add, signals::add);
+    clock.advanceTimeBy(Duration.ofMillis(499));
+    assertThat(signals).isEmpty();
+
+    clock.advanceTimeBy(Duration.ofMillis(1));   // 2 s after onSubscribe, 0.5 s after the subscription returned
+    assertThat(signals).singleElement().isInstanceOf(TimeoutException.class);
+  }
+
+  /** A scheduler that refuses delayed tasks, as a disposed one does. */
+  static final class RefusingScheduler extends DelegatingScheduler {
+    RefusingScheduler(Scheduler delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+      throw new RejectedExecutionException("refused");
     }
   }
 }
