@@ -117,13 +117,19 @@ class GuardedSpringAiStreamIT {
 
   @Test
   void withoutCancellableStreamsStalledStreamsKeepTheirConnections() throws InterruptedException {
+    // Cancelling the plain stream closes the SDK's reader, which waits for the reader's lock while the SDK's thread is
+    // blocked reading the stalled socket. Off the timers' thread, on threads of this test's own: a parallel worker
+    // blocked there stays blocked until the socket ends, and every later timer of the JVM that lands on it never fires
+    // (seen once in CI: the tests after this one timed out one after another)
+    Scheduler closing = Schedulers.newBoundedElastic(ZombieCheck.STREAMS, 100, "plain-stream-cancel");
     try (WalkAwayServer walkAway = new WalkAwayServer(WalkAwayServer.Stall.AFTER_TWO_TOKENS)) {
       OpenAiChatModel plain = OpenAiChatModel.builder()
           .options(OpenAiChatOptions.builder().baseUrl(walkAway.baseUrl() + "/v1").apiKey("k").model("local")
               .maxRetries(0).build())
           .build();
       Flux.range(0, ZombieCheck.STREAMS)
-          .flatMap(i -> plain.stream(new Prompt("hi")).transformDeferred(Breakwater.streamTimeouts(WARM_TIMEOUTS))
+          .flatMap(i -> plain.stream(new Prompt("hi")).cancelOn(closing)
+              .transformDeferred(Breakwater.streamTimeouts(WARM_TIMEOUTS))
               .then().onErrorResume(IdleTimeoutException.class, e -> Mono.empty()))
           .blockLast(Duration.ofSeconds(60));
       Thread.sleep(ZombieCheck.CLOSE_WITHIN.toMillis());
@@ -131,6 +137,8 @@ class GuardedSpringAiStreamIT {
       // Spring AI closes the SDK's stream, which does not close the connection: most are still open a second later
       assertThat(walkAway.requests()).isEqualTo(ZombieCheck.STREAMS);
       assertThat(walkAway.closedNanos()).hasSizeLessThan(ZombieCheck.STREAMS);
+    } finally {
+      closing.dispose();
     }
   }
 
