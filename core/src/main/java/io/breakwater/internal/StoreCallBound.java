@@ -28,7 +28,6 @@ public final class StoreCallBound {
     if (call instanceof Callable) {
       return call;
     }
-    // a bound of forever: as good as none
-    return new WheelTimeout<>(call, Saturating.delayNanos(Saturating.nanos(limit)), clock);
+    return new WheelTimeout<>(call, Saturating.nanos(limit), clock);   // a bound of forever: as good as none
   }
 }

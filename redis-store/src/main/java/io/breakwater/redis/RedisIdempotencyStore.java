@@ -151,11 +151,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * {@link LuaScript#run}); the caller no longer waits for it.
    */
   private <R> Mono<R> eval(String redisKey, LuaScript script, RScript.ReturnType type, Object... args) {
-    ScriptPipeline direct = pipeline;
-    if (direct == null) {
+    ScriptPipeline piped = pipeline;
+    if (piped == null) {
       return scripts.eval(redisKey, RScript.Mode.READ_WRITE, script.text(), type, List.of(redisKey), args);
     }
-    return script.run(direct, redisKey, type, args);
+    return script.run(piped, redisKey, type, args);
   }
 
   /**

@@ -37,11 +37,11 @@ public final class WheelTimeout<T> extends MonoOperator<T, T> {
   /**
    * {@code source} bounded by {@code nanos} on {@code clock}.
    *
-   * @param nanos the bound, at most {@link Saturating#MAX_DELAY_NANOS} (a longer one is that)
+   * @param nanos the bound: one longer than {@link Saturating#MAX_DELAY_NANOS} is that, a negative one zero
    */
   public WheelTimeout(Mono<? extends T> source, long nanos, Scheduler clock) {
     super(source);
-    this.nanos = Math.min(Math.max(0L, nanos), Saturating.MAX_DELAY_NANOS);
+    this.nanos = Saturating.delayNanos(Math.max(0L, nanos));
     this.clock = clock;
   }
 
