@@ -188,6 +188,16 @@ class ConfiguredApplicationIT {
         .expectBody(String.class).value(body -> assertThat(body).contains("inbound Breakwater-Timeout"));
   }
 
+  /** Issue 35: the retries inside the handler give up for the deadline: that is a timeout, answered 504, not 500. */
+  @Test
+  void aStalledUpstreamUnderAnInboundDeadlineIsAnswered504() {
+    long start = System.nanoTime();
+    web.get().uri("/forecast/stalled").header(DeadlineHeader.DEFAULT_NAME, "3S").exchange()
+        .expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("by the 3 s deadline")
+        .isLessThan(Duration.ofMillis(3_500));
+  }
+
   @Test
   void aMalformedDeadlineIsAnswered400WithoutEchoingIt() {
     String hostile = "9<script>";
