@@ -35,8 +35,9 @@ import reactor.core.scheduler.Scheduler;
  * <p>Wheels are per thread and per scheduler: {@link #of(Scheduler)} gives the wheel of the calling thread for that
  * scheduler, so calls armed on different threads never contend for a wheel's lock (a timer may still be cancelled or
  * fired from any thread). A thread keeps at most {@value #WHEELS_PER_THREAD} wheels; a wheel holds its scheduler only
- * weakly, and holds nothing at all while idle, so neither a wheel nor a thread keeps a disposed scheduler (a test's
- * {@code VirtualTimeScheduler}) alive. There is no state shared by the whole JVM.
+ * weakly, and nothing of it once its tasks, kept ones included, have run. A wheel whose scheduler was disposed before
+ * its kept tasks ran is dropped the next time its thread takes a wheel for another scheduler, so a thread does not
+ * keep a disposed scheduler (a test's {@code VirtualTimeScheduler}) alive. There is no state shared by the whole JVM.
  */
 public final class TimerWheel {
 
@@ -96,12 +97,32 @@ public final class TimerWheel {
     if (i < wheels.length && wheels[i] != null) {
       wheel = wheels[i];
     } else {
+      i = dropDisposed(wheels, i);
       wheel = new TimerWheel(scheduler);
       i = Math.min(i, wheels.length - 1);   // full: the least recently used wheel is dropped; its timers still fire
     }
     System.arraycopy(wheels, 0, wheels, 1, i);
     wheels[0] = wheel;
     return wheel;
+  }
+
+  /**
+   * Drops the first {@code n} wheels whose scheduler is gone or disposed (a kept task's {@link Disposable} holds its
+   * scheduler until it runs, and a disposed scheduler runs nothing); returns how many are left, moved to the front.
+   */
+  private static int dropDisposed(TimerWheel[] wheels, int n) {
+    int kept = 0;
+    for (int j = 0; j < n; j++) {
+      TimerWheel w = wheels[j];
+      Scheduler s = w == null ? null : w.scheduler.get();
+      if (s != null && !s.isDisposed()) {
+        wheels[kept++] = wheels[j];
+      }
+    }
+    for (int j = kept; j < n; j++) {
+      wheels[j] = null;
+    }
+    return kept;
   }
 
   /**
@@ -269,9 +290,9 @@ public final class TimerWheel {
      * Unlinks {@code timer}, which is over (its call ended or was cancelled), if it is still filed here; the caller
      * holds the wheel's lock. A slot left empty by a {@code near} timer keeps its task: the next timer filed here for
      * an instant no earlier than that task's rides on it, so that arming and cancelling one call after another costs
-     * no scheduling and no disposal. The kept task fires nothing at its instant (nothing is due), and is gone from the
-     * scheduler from then on. While the slot is empty it forgets the task's {@link Disposable}, so that an idle wheel
-     * holds nothing of the scheduler. A slot left empty by a timer that is not near returns its task, to dispose once
+     * no scheduling and no disposal; one filed for an earlier instant disposes it as it schedules its own, so that the
+     * slot never has more than one task. The kept task fires nothing at its instant (nothing is due), and is gone from
+     * the scheduler from then on, and from the slot too. A slot left empty by a timer that is not near returns its task, to dispose once
      * the caller has released its locks, as {@link #unfileLocked} does.
      */
     @Nullable
@@ -283,9 +304,6 @@ public final class TimerWheel {
         return unfileLocked(timer);
       }
       unlink(timer);
-      if (head == null) {
-        task = null;
-      }
       return null;
     }
 
@@ -336,7 +354,7 @@ public final class TimerWheel {
       synchronized (lock) {
         if (generation == g) {
           superseded = task;
-          task = head == null ? null : scheduled;   // emptied meanwhile: kept, but not held (see cancel)
+          task = scheduled;
         }
       }
       if (superseded != null) {

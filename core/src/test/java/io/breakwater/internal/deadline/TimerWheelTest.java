@@ -105,6 +105,33 @@ class TimerWheelTest {
   }
 
   @Test
+  void timersFiledForEarlierInstantsOfAnEmptiedSlotLeaveItOneTask() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    long start = slotStartAfter(clock.now(TimeUnit.NANOSECONDS));
+    TimerWheel wheel = TimerWheel.of(clock);
+    for (long budgetMillis : new long[] {15, 10, 5}) {   // one slot, each instant earlier than the last
+      Fires ended = new Fires(() -> { });
+      wheel.file(ended, start + TimeUnit.MILLISECONDS.toNanos(budgetMillis), clock);
+      wheel.release(ended, true);
+    }
+    assertThat(clock.pendingTasks()).as("tasks on the scheduler for the emptied slot").isEqualTo(1);
+    virtual.advanceTimeBy(Duration.ofNanos(start - clock.now(TimeUnit.NANOSECONDS) + 20_000_000));
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void threeEndedCallsWithNearlyEqualBudgetsLeaveOneTask() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    for (long budgetMillis : new long[] {1_000, 995, 990}) {
+      DeadlineSpec spec = DeadlineSpec.builder(Duration.ofMillis(budgetMillis)).scheduler(() -> clock).build();
+      Mono.never().transformDeferred(withDeadline(spec)).subscribe().dispose();
+    }
+    assertThat(clock.pendingTasks()).as("tasks on the scheduler once the calls ended").isEqualTo(1);
+  }
+
+  @Test
   void aFarTimerDisposesTheTaskOfTheSlotItLeavesEmpty() {
     VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
     TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
