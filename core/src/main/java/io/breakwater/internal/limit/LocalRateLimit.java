@@ -336,6 +336,9 @@ public final class LocalRateLimit extends RateEngine {
       if (http.status() == 429) {
         buckets.rejected(reading, call.estimate(), call.admittedRequests, call.admittedTokens, call.admittedAt, now);
       } else {
+        if (actualTokens >= 0) {   // a call that ended: charged what it used, as the shared limit's store does
+          buckets.correct(actualTokens - call.estimate());
+        }
         buckets.observe(reading, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
       }
       buckets.publish();
