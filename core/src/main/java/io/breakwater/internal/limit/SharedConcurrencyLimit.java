@@ -300,9 +300,11 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
             .then(Mono.defer(() -> StoreCallBound.within(store.renew(id, lease), shared.operationTimeout(),
                 scheduler()).onErrorReturn(Boolean.TRUE)))
             .repeat()
+            .takeUntil(held -> !held)   // a permit the store no longer holds cannot be renewed
             .subscribe(held -> {
               if (!held) {
-                LOG.warn("Concurrency limit '{}': the lease of permit {} ran out while its call ran", name(), id);
+                LOG.warn("Concurrency limit '{}': the lease of permit {} ran out while its call ran; the call goes "
+                    + "on uncounted by the store", name(), id);
               }
             });
         AtomicBoolean released = new AtomicBoolean();

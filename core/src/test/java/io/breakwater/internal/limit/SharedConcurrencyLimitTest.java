@@ -204,6 +204,23 @@ class SharedConcurrencyLimitTest {
   }
 
   @Test
+  void aLeaseFoundLostIsNoLongerRenewed() {
+    ConcurrencyLimit limit = instance(1, true);
+    TestPublisher<String> call = TestPublisher.create();
+    call.mono().transformDeferred(limitedBy(limit)).subscribe();
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+    assertThat(store.renewals).isEqualTo(1);
+    store.down = true;   // the renewals time out while the 3 s lease runs out in the store
+    clock.advanceTimeBy(Duration.ofSeconds(4));
+    store.down = false;
+    clock.advanceTimeBy(Duration.ofSeconds(2));
+    assertThat(store.renewals).as("the renewal that found the permit gone").isEqualTo(2);
+    clock.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(store.renewals).as("no renewal of a permit the store no longer holds").isEqualTo(2);
+    call.complete();
+  }
+
+  @Test
   void aFinishedCallsLeaseIsNoLongerRenewed() {
     ConcurrencyLimit limit = instance(1, true);
     TestPublisher<String> call = TestPublisher.create();
