@@ -4,6 +4,8 @@ import io.breakwater.internal.Saturating;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -20,8 +22,9 @@ import reactor.core.scheduler.Scheduler;
  * timers of several rounds). A slot that holds timers has one task on the scheduler, at the earliest instant among
  * them, exactly: under {@code VirtualTimeScheduler} a timer fires at the very nanosecond it was filed for. When the
  * task runs it takes out every timer whose instant has come, schedules itself again at the earliest instant left,
- * and fires the timers it took, in the order they were filed, without holding any lock. A timer cancelled before its
- * instant is unlinked at once. A slot that a cancellation leaves empty keeps its task (without holding it): the
+ * and fires the timers it took, in the order they were filed, without holding any lock; if the scheduler refuses that
+ * next task without being disposed (a bounded scheduler at its capacity), the wheel's next filing, in any slot, asks
+ * for it again. A timer cancelled before its instant is unlinked at once. A slot that a cancellation leaves empty keeps its task (without holding it): the
  * timers filed next in that slot for a later instant ride on it, so that one call after another arms and cancels
  * its timer with a few pointer writes under the wheel's lock and never touches the scheduler. The kept task runs at
  * its instant, finds nothing due, and is gone: once every timer is cancelled, the scheduler holds at most one task
@@ -77,6 +80,8 @@ public final class TimerWheel {
 
   private final WeakReference<Scheduler> scheduler;
   private final Slot[] slots = new Slot[SLOTS];
+  /** Slots holding timers whose next task the scheduler refused while not disposed; guarded by {@code this}. */
+  private final List<Slot> refused = new ArrayList<>();
 
   private TimerWheel(Scheduler scheduler) {
     this.scheduler = new WeakReference<>(scheduler);
@@ -136,8 +141,24 @@ public final class TimerWheel {
    */
   public void file(Timer timer, long at, Scheduler scheduler) {
     Start start;
+    List<Start> retries = null;
     synchronized (this) {
       start = slot(at).fileLocked(timer, at);
+      if (!refused.isEmpty()) {
+        retries = new ArrayList<>(refused.size());
+        for (Slot slot : refused) {
+          Start retry = slot.restartLocked();
+          if (retry != null) {
+            retries.add(retry);
+          }
+        }
+        refused.clear();
+      }
+    }
+    if (retries != null) {
+      for (Start retry : retries) {
+        retry.slot().startOrRefuse(retry, scheduler);
+      }
     }
     if (start != null) {
       try {
@@ -166,6 +187,15 @@ public final class TimerWheel {
     }
     if (stale != null) {
       stale.dispose();
+    }
+  }
+
+  /** A slot's next task was refused by a scheduler that is not disposed: the next filing asks for it again. */
+  void refused(Slot slot) {
+    synchronized (this) {
+      if (!refused.contains(slot)) {
+        refused.add(slot);
+      }
     }
   }
 
@@ -229,6 +259,7 @@ public final class TimerWheel {
   static final class Slot {
     /** The wheel's lock. */
     final Object lock;
+    final TimerWheel wheel;
     // All guarded by lock.
     @Nullable private Timer head;
     @Nullable private Timer tail;
@@ -238,8 +269,38 @@ public final class TimerWheel {
     private long generation;
     @Nullable private Disposable task;
 
-    Slot(Object lock) {
-      this.lock = lock;
+    Slot(TimerWheel wheel) {
+      this.lock = wheel;
+      this.wheel = wheel;
+    }
+
+    /**
+     * Asks again for the task of a slot whose task the scheduler refused, if it still holds timers and has no task;
+     * the caller holds the wheel's lock.
+     */
+    @Nullable
+    Start restartLocked() {
+      if (taskAt != NONE || head == null) {
+        return null;
+      }
+      long earliest = NONE;
+      for (Timer t = head; t != null; t = t.next) {
+        earliest = Math.min(earliest, t.at);
+      }
+      taskAt = earliest;
+      return new Start(this, ++generation, earliest);
+    }
+
+    /** Starts {@code next}; a refusal by a scheduler that is not disposed leaves the slot to the wheel's next filing. */
+    void startOrRefuse(Start next, Scheduler scheduler) {
+      try {
+        next.run(scheduler);
+      } catch (RejectedExecutionException rejected) {
+        // A disposed scheduler: the timers left on it die with it, as its own tasks do.
+        if (!scheduler.isDisposed()) {
+          wheel.refused(this);
+        }
+      }
     }
 
     /**
@@ -401,11 +462,7 @@ public final class TimerWheel {
       }
       Throwable failure = null;
       if (next != null) {
-        try {
-          next.run(scheduler);
-        } catch (RejectedExecutionException rejected) {
-          // The scheduler is being disposed: the timers left on it die with it, as its own tasks do.
-        }
+        startOrRefuse(next, scheduler);
       }
       for (Timer t = expired; t != null; ) {
         Timer following = t.nextExpired;   // read first: t may be filed and taken out again while it fires

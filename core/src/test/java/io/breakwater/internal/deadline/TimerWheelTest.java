@@ -311,6 +311,36 @@ class TimerWheelTest {
   }
 
   @Test
+  void timersLeftInASlotWhoseNextTaskWasRefusedForAWhileFireOnceTheWheelFilesAgain() {
+    // The slot's task fires the first timer and asks for its next task, which a bounded scheduler at its capacity
+    // refuses; the scheduler is not disposed, so the timer left waits for the wheel's next filing, in any slot.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    AtomicInteger schedules = new AtomicInteger();
+    Scheduler bounded = new DelegatingScheduler(virtual) {
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        if (schedules.incrementAndGet() == 2) {
+          throw new RejectedExecutionException("queue full");
+        }
+        return super.schedule(task, delay, unit);
+      }
+    };
+    long start = slotStartAfter(bounded.now(TimeUnit.NANOSECONDS) + TimeUnit.SECONDS.toNanos(1));
+    List<String> fired = new ArrayList<>();
+    TimerWheel wheel = TimerWheel.of(bounded);
+    wheel.file(new Fires(() -> fired.add("first")), start + TimeUnit.MILLISECONDS.toNanos(1), bounded);
+    wheel.file(new Fires(() -> fired.add("second")), start + TimeUnit.MILLISECONDS.toNanos(5), bounded);
+    virtual.advanceTimeBy(Duration.ofNanos(start + TimeUnit.MILLISECONDS.toNanos(1)
+        - bounded.now(TimeUnit.NANOSECONDS)));
+    assertThat(fired).containsExactly("first");
+    assertThat(schedules).as("the slot's next task was asked for, and refused").hasValue(2);
+
+    wheel.file(new Fires(() -> fired.add("elsewhere")), start + TimeUnit.SECONDS.toNanos(1), bounded);
+    virtual.advanceTimeBy(Duration.ofMillis(10));
+    assertThat(fired).as("the timer left in the refused slot").containsExactly("first", "second");
+  }
+
+  @Test
   void aSlotWhoseTaskTheSchedulerRefusedAsksAgainForTheNextTimerFiledThere() {
     // A scheduler at its capacity (a bounded one with a full queue) refuses the slot's task; the filing throws, and
     // the next timer filed in that slot asks again rather than waiting on the task that was never scheduled.
