@@ -210,6 +210,9 @@ final class LlmCall {
       }
     }
     Flux<ByteBuf> bytes = engine.transport.open(request).onErrorMap(HttpStatusException.class, this::masked);
+    if (engine.dialect == Dialect.GEMINI) {
+      bytes = GeminiDecoder.eventStreamOnly(bytes, engine.source);
+    }
     Flux<Item> items = (engine.dialect.isNdjson()
         ? engine.ndjson.lines(bytes).<Item>handle(run::onLine)
         : engine.sse.events(bytes).<Item>handle(run::onEvent))
