@@ -6,13 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryPolicy;
+import io.breakwater.stream.StreamTruncatedException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
  * Provider shapes beyond the plain streams of {@link LlmDialectsTest}: Vertex AI's streamed function-call arguments
- * that cannot be read, and a Gemini body that is not an event stream.
+ * that cannot be read, a Gemini body that is not an event stream, and what a truncation says about non-text content.
  */
 class ProviderShapesTest {
 
@@ -104,5 +105,32 @@ class ProviderShapesTest {
     assertThat(error).isInstanceOf(LlmStreamException.class).hasMessageContaining("alt=sse");
     assertThat(((LlmStreamException) error).failureKind()).isEqualTo(FailureKind.INVALID_ARGUMENT);
     assertThat(transport.attempts).hasSize(1);
+  }
+
+  @Test
+  void aTruncationAfterReasoningOnlyDescribesTheReasoningItDelivered() {
+    String body = chat(delta(0, "{\"role\":\"assistant\",\"content\":null,\"reasoning\":\"Think \"}"))
+        + chat(delta(0, "{\"content\":null,\"reasoning\":\"twice.\"}"));
+    Throwable error = LlmDialectsTest.failure(Dialect.OPENAI_CHAT, body);
+    assertThat(error).isInstanceOf(StreamTruncatedException.class);
+    StreamTruncatedException e = (StreamTruncatedException) error;
+    assertThat(e.partialOutput()).isEqualTo("[reasoning]\nThink twice.");
+    assertThat(e).hasMessageContaining("after 2 items (" + e.partialOutput().length() + " chars of partial output");
+  }
+
+  @Test
+  void aTruncationAfterAToolCallDescribesTheCall() {
+    String body = CHAT_ROLE + text("Checking.")
+        + chat(delta(0, "{\"tool_calls\":[{\"index\":0,\"id\":\"call_bw\",\"type\":\"function\",\"function\":"
+            + "{\"name\":\"weather\",\"arguments\":\"{\\\"city\\\":\"}}]}"));
+    StreamTruncatedException e = (StreamTruncatedException) LlmDialectsTest.failure(Dialect.OPENAI_CHAT, body);
+    assertThat(e.partialOutput()).isEqualTo("[text]\nChecking.\n[tool call weather call_bw]\n{\"city\":");
+  }
+
+  @Test
+  void aTruncationAfterTextOnlyKeepsTheTextAsItsPartialOutput() {
+    StreamTruncatedException e = (StreamTruncatedException) LlmDialectsTest.failure(Dialect.OPENAI_CHAT,
+        CHAT_ROLE + text("Lyon is"));
+    assertThat(e.partialOutput()).isEqualTo("Lyon is");
   }
 }

@@ -553,11 +553,12 @@ final class LlmCall {
     count("breakwater.stream.truncations", kind);
     Throwable cause = exhausted != null ? exhausted : cut instanceof PrematureEndException ? null : cut;
     LlmResponse partial = partialResponse();
+    String output = PartialOutput.of(partial);
     if (cut instanceof TimeoutException) {
-      return new StreamTruncatedByTimeoutException(engine.source, assembler.text(), contentDeltas, partial,
+      return new StreamTruncatedByTimeoutException(engine.source, output, contentDeltas, partial,
           cause != null ? cause : cut);
     }
-    return new StreamTruncatedException(engine.source, assembler.text(), contentDeltas, partial, kind, cause);
+    return new StreamTruncatedException(engine.source, output, contentDeltas, partial, kind, cause);
   }
 
   private LlmResponse partialResponse() {
