@@ -9,11 +9,14 @@ import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.StreamTruncatedException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
  * Provider shapes beyond the plain streams of {@link LlmDialectsTest}: Vertex AI's streamed function-call arguments
- * that cannot be read, a Gemini body that is not an event stream, and what a truncation says about non-text content.
+ * that cannot be read, a Gemini body that is not an event stream, what a truncation says about non-text content, and
+ * the one-pass {@link LlmStreamClient#streamAndAggregate}.
  */
 class ProviderShapesTest {
 
@@ -132,5 +135,35 @@ class ProviderShapesTest {
     StreamTruncatedException e = (StreamTruncatedException) LlmDialectsTest.failure(Dialect.OPENAI_CHAT,
         CHAT_ROLE + text("Lyon is"));
     assertThat(e.partialOutput()).isEqualTo("Lyon is");
+  }
+
+  @Test
+  void streamAndAggregateSendsOneRequestGivesEveryDeltaAndEndsWithTheResponse() {
+    ScriptedTransport transport = ScriptedTransport.always(CHAT_TOOLS.body());
+    LlmStreamClient client = LlmDialectsTest.client(Dialect.OPENAI_CHAT, transport);
+    List<LlmDelta> seen = new CopyOnWriteArrayList<>();
+    LlmResponse response = client.streamAndAggregate(LlmDialectsTest.REQUEST, seen::add)
+        .block(Duration.ofSeconds(10));
+    assertThat(transport.attempts).hasSize(1);
+    assertThat(seen).last().isInstanceOf(LlmDelta.Done.class);
+    assertThat(response).isEqualTo(LlmResponse.aggregate(reactor.core.publisher.Flux.fromIterable(seen))
+        .block(Duration.ofSeconds(1)));
+    LlmDialectsTest.assertCalls(response.toolCalls(), "call_bwA", "find_trains",
+        "{\"from\": \"Paris\", \"to\": \"Lyon\"}", "call_bwB", "weather", "{\"city\":\"Lyon\"}");
+  }
+
+  @Test
+  void streamAndAggregateFailsWithWhatTheConsumerThrewAndStopsTheCall() {
+    ScriptedTransport transport = ScriptedTransport.always(CHAT_ROLE + text("Lyon"), ScriptedTransport.NEVER);
+    LlmStreamClient client = LlmDialectsTest.client(Dialect.OPENAI_CHAT, transport);
+    IllegalStateException boom = new IllegalStateException("ui closed");
+    Throwable error = client.streamAndAggregate(LlmDialectsTest.REQUEST, d -> {
+          throw boom;
+        })
+        .map(r -> (Throwable) new AssertionError("completed with " + r))
+        .onErrorResume(reactor.core.publisher.Mono::just)
+        .block(Duration.ofSeconds(10));
+    assertThat(error).isSameAs(boom);
+    assertThat(transport.cancelled).containsExactly(1);
   }
 }
