@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.stream.llm.Attempt;
@@ -477,8 +478,8 @@ class LlmStreamClientTest {
         new HttpStatusException(429, Map.of("Retry-After", List.of("5"))));
     StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_CHAT, transport).build().stream(REQUEST)
             .transformDeferred(withDeadline(Duration.ofSeconds(2))))
-        .expectErrorSatisfies(e -> assertThat(((RetryExhaustedException) e).reason())
-            .isEqualTo(RetryStopReason.RETRY_AFTER_BEYOND_DEADLINE))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(DeadlineExceededException.class)
+            .hasMessageContaining("Retry-After asks to wait past the deadline"))
         .verify(VERIFY);
     assertThat(transport.attempts).hasSize(1);
     assertThat(count("breakwater.stream.retries")).isZero();
@@ -495,9 +496,11 @@ class LlmStreamClientTest {
         .expectNextCount(2)
         .thenAwait(Duration.ofSeconds(3))
         .expectErrorSatisfies(e -> {
-          assertThat(e).isInstanceOf(StreamTruncatedException.class).hasCauseInstanceOf(RetryExhaustedException.class);
-          assertThat(((RetryExhaustedException) e.getCause()).reason()).isEqualTo(RetryStopReason.DEADLINE);
-          assertThat(((StreamTruncatedException) e).failureKind()).isEqualTo(FailureKind.CONNECTION);
+          assertThat(e).as("the deadline ended it: a truncation by timeout")
+              .isInstanceOf(StreamTruncatedByTimeoutException.class).isInstanceOf(TimeoutException.class)
+              .hasCauseInstanceOf(DeadlineExceededException.class);
+          assertThat(e.getCause().getSuppressed()).as("the reset that cut it").singleElement()
+              .isInstanceOf(SocketException.class);
         })
         .verify(VERIFY);
     assertThat(transport.attempts).hasSize(1);

@@ -3,6 +3,7 @@ package io.breakwater.internal.stream.llm;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.breakwater.Breakwater;
 import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
@@ -539,13 +540,15 @@ final class LlmCall {
       finalized = error;
       return error;
     }
-    finalized = truncation(cutBy != null ? cutBy : last, error instanceof RetryExhaustedException ? error : null);
+    finalized = truncation(cutBy != null ? cutBy : last,
+        error instanceof RetryExhaustedException || error instanceof DeadlineExceededException ? error : null);
     return finalized;
   }
 
   /**
-   * The truncation for a stream cut by {@code cut}; its cause is {@code exhausted} (the resumes that were tried), else
-   * {@code cut} itself (none for a stream that simply ended early).
+   * The truncation for a stream cut by {@code cut}; its cause is {@code exhausted} (the resumes that were tried, or the
+   * deadline that left no time for one: then it is a truncation by timeout), else {@code cut} itself (none for a
+   * stream that simply ended early).
    */
   private Throwable truncation(Throwable cut, @Nullable Throwable exhausted) {
     FailureKind kind = cut instanceof PrematureEndException ? FailureKind.CONNECTION
@@ -554,7 +557,7 @@ final class LlmCall {
     Throwable cause = exhausted != null ? exhausted : cut instanceof PrematureEndException ? null : cut;
     LlmResponse partial = partialResponse();
     String output = PartialOutput.of(partial);
-    if (cut instanceof TimeoutException) {
+    if (cut instanceof TimeoutException || exhausted instanceof DeadlineExceededException) {
       return new StreamTruncatedByTimeoutException(engine.source, output, contentDeltas, partial,
           cause != null ? cause : cut);
     }
