@@ -143,8 +143,9 @@ class LimitedByTest {
     assertThat(limit.inFlight()).as("the running call was cancelled by the merge and gave its permit").isZero();
   }
 
+  /** Issue 35: a wait the deadline ends is the deadline's TimeoutException, with the limit's refusal in it. */
   @Test
-  void theDeadlineInForceBoundsTheWait() {
+  void theDeadlineInForceBoundsTheWaitAndEndsItWithATimeoutException() {
     ConcurrencyLimit limit = ConcurrencyLimit.builder("bounded").fixed(1).maxWait(Duration.ofMinutes(1)).build();
     Dependency dependency = new Dependency();
     TestPublisher<String> holder = TestPublisher.create();
@@ -153,8 +154,13 @@ class LimitedByTest {
             .transformDeferred(limitedBy(limit))
             .transformDeferred(withDeadline(Duration.ofSeconds(3))))
         .thenAwait(Duration.ofSeconds(3))
-        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(LimitExceededException.class)
-            .hasMessageContaining("within 3s"))
+        .expectErrorSatisfies(e -> {
+          assertThat(e).isInstanceOf(io.breakwater.deadline.DeadlineExceededException.class)
+              .isInstanceOf(java.util.concurrent.TimeoutException.class)
+              .hasMessageContaining("waited in a limit's queue");
+          assertThat(e.getSuppressed()).singleElement().isInstanceOf(LimitExceededException.class)
+              .satisfies(refusal -> assertThat(refusal).hasMessageContaining("within 3s"));
+        })
         .verify(Duration.ofSeconds(10));
     assertThat(dependency.subscribed).hasValue(0);
     holder.complete();

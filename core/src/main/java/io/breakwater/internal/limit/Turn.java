@@ -1,5 +1,8 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineExceededException;
+import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Saturating;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -38,6 +41,9 @@ abstract class Turn {
   private MonoSink<Void> sink;
   @Nullable
   private volatile Disposable timer;
+  /** The deadline in force for the caller, which may be what bounds the wait. */
+  @Nullable
+  private Deadline deadline;
 
   /**
    * Takes the turn out of its queue, by whoever moved it out of {@code WAITING} but the limit; called again when the
@@ -57,6 +63,7 @@ abstract class Turn {
    * with the permits held. Cancelling {@code actual} at any point leaves the queue or gives the permits back.
    */
   final <T> void run(CoreSubscriber<? super T> actual, Runnable enqueue, Supplier<Publisher<T>> permitted) {
+    deadline = actual.currentContext().getOrDefault(ContextKeys.DEADLINE, null);
     Mono.<Void>create(s -> {
           sink = s;
           enqueue.run();
@@ -139,8 +146,23 @@ abstract class Turn {
   private void expire() {
     if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
       leaveQueue();
-      sink.error(expired());
+      sink.error(outOfTime(expired()));
     }
+  }
+
+  /**
+   * A wait that the deadline ended (no time left when it ran out) is the deadline's {@code TimeoutException}, with
+   * the limit's refusal as a suppressed exception; one that the limit's own {@code maxWait} ended is the refusal.
+   */
+  private Throwable outOfTime(Throwable refusal) {
+    Deadline d = deadline;
+    if (d == null || d.remainingNanos() > 0) {
+      return refusal;
+    }
+    DeadlineExceededException exceeded = new DeadlineExceededException(d.name(), d.budget(), d.elapsed(),
+        "it ran out while the call waited in a limit's queue (" + refusal.getMessage() + ")");
+    exceeded.addSuppressed(refusal);
+    return exceeded;
   }
 
   private void abandon() {

@@ -1,10 +1,13 @@
 package io.breakwater.examples.guide;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakwater.examples.guide.Domain.Order;
 import io.breakwater.examples.guide.Domain.Receipt;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.idempotency.WriteOutcomeUnknownException;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -18,7 +21,7 @@ class RefundsTest {
     AtomicInteger attempts = new AtomicInteger();
     AtomicInteger refunded = new AtomicInteger();
     Refunds refunds = new Refunds(order -> Mono.defer(() -> attempts.incrementAndGet() == 1
-        ? Mono.error(new HttpStatusException(503))
+        ? Mono.error(new ConnectException("Connection refused"))   // never reached the API: safe to send again
         : Mono.fromSupplier(() -> new Receipt(order.id(), "refunded #" + refunded.incrementAndGet()))));
     Order order = new Order("o-42", 1_999);
 
@@ -29,6 +32,23 @@ class RefundsTest {
     assertThat(duplicates).hasSize(8).containsOnly(first);
     assertThat(attempts).as("one failed attempt, one retry, no call for the duplicates").hasValue(2);
     assertThat(refunded).hasValue(1);
+  }
+
+  /** Issue 35: a 503 leaves open whether the refund was made: it is not sent again, and duplicates are told so. */
+  @Test
+  void aRefundAnswered503IsNotSentAgainAndDuplicatesAreToldItsOutcomeIsUnknown() {
+    AtomicInteger attempts = new AtomicInteger();
+    Refunds refunds = new Refunds(order -> Mono.defer(() -> {
+      attempts.incrementAndGet();
+      return Mono.error(new HttpStatusException(503));
+    }));
+    Order order = new Order("o-43", 1_999);
+
+    assertThatThrownBy(() -> refunds.refund(order).block(Duration.ofSeconds(10)))
+        .isInstanceOf(HttpStatusException.class);
+    assertThatThrownBy(() -> refunds.refund(order).block(Duration.ofSeconds(10)))
+        .isInstanceOf(WriteOutcomeUnknownException.class);
+    assertThat(attempts).as("sent once").hasValue(1);
   }
 
   @Test
