@@ -48,6 +48,9 @@ abstract class Turn {
   /** The error for a turn whose wait ran out. */
   abstract Throwable expired();
 
+  /** The meters of the turn's limit: it counts the waits and refusals. */
+  abstract LimitMetrics metrics();
+
   /**
    * Subscribes {@code actual} to the call once its turn comes: {@code enqueue} puts the turn in the queue (or grants
    * or refuses it at once, through {@link #grantNow} and {@link #refuse}); {@code permitted} is the call, subscribed
@@ -69,6 +72,7 @@ abstract class Turn {
 
   /** Starts the wait's timer: after {@code nanos}, a turn still waiting expires. */
   final void expireAfter(Scheduler scheduler, long nanos) {
+    metrics().waited();
     Disposable t = scheduler.schedule(this::expire, Saturating.delayNanos(nanos), TimeUnit.NANOSECONDS);
     timer = t;
     if (state != WAITING) {
@@ -100,6 +104,7 @@ abstract class Turn {
   /** Refuses a turn that was never queued. */
   final void refuse(Throwable error) {
     state = EXPIRED;
+    metrics().refused(error);
     sink.error(error);
   }
 
@@ -107,6 +112,7 @@ abstract class Turn {
   final void fail(Throwable error) {
     if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
       disposeTimer();
+      metrics().refused(error);
       sink.error(error);
     }
   }
@@ -118,7 +124,9 @@ abstract class Turn {
   private void expire() {
     if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
       leaveQueue();
-      sink.error(expired());
+      Throwable error = expired();
+      metrics().refused(error);
+      sink.error(error);
     }
   }
 
