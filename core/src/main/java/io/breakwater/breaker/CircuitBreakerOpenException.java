@@ -20,7 +20,9 @@ import java.time.Duration;
  *
  * <p>It names the breaker that rejected the call ({@link #source()}; with families, the family's name when the family
  * rejected it), that breaker's {@link #state()} and how long until it next lets a probe through
- * ({@link #untilProbe()}, zero when that may happen any time). It carries no stack trace.
+ * ({@link #untilProbe()}, zero when that may happen any time). A call held back while the breaker ramps traffic up
+ * after recovering is told apart by {@link #rampingUp()}: the breaker is {@code CLOSED}, the dependency is taking
+ * traffic back, and a call a moment later may well pass. It carries no stack trace.
  */
 public final class CircuitBreakerOpenException extends RuntimeException implements BreakwaterException {
 
@@ -32,7 +34,8 @@ public final class CircuitBreakerOpenException extends RuntimeException implemen
 
   public CircuitBreakerOpenException(String breaker, CircuitBreaker.State state, Duration untilProbe,
       String detail) {
-    super("Circuit breaker '" + breaker + "' is " + state + ": " + detail);
+    super("Circuit breaker '" + breaker + "' is " + (state == CircuitBreaker.State.CLOSED
+        ? "ramping up after recovery (state CLOSED)" : state) + ": " + detail);
     this.breaker = breaker;
     this.state = state;
     this.untilProbe = untilProbe;
@@ -48,6 +51,24 @@ public final class CircuitBreakerOpenException extends RuntimeException implemen
     return new CircuitBreakerOpenException(breaker, CircuitBreaker.State.OPEN, untilProbe,
         "calls rejected for " + Durations.format(untilProbe) + " more, then " + probes
             + (probes == 1 ? " probe is" : " probes are") + " let through");
+  }
+
+  /**
+   * A call held back by a {@code CLOSED} breaker ramping traffic up after recovery, which admitted {@code admitted}
+   * (0 to 1) of the calls when it held this one back.
+   */
+  public static CircuitBreakerOpenException rampingUp(String breaker, double admitted) {
+    return new CircuitBreakerOpenException(breaker, CircuitBreaker.State.CLOSED, Duration.ZERO,
+        "it admits " + Math.round(admitted * 100) + " % of calls for now, growing to all of them, and held this one "
+            + "back; the breaker is not open, a call a moment later may pass");
+  }
+
+  /**
+   * Whether the breaker held the call back while ramping traffic up after recovering ({@link #state()} is
+   * {@code CLOSED}), rather than rejecting it while {@code OPEN} or {@code HALF_OPEN}.
+   */
+  public boolean rampingUp() {
+    return state == CircuitBreaker.State.CLOSED;
   }
 
   /** The name of the breaker that rejected the call. */

@@ -3,6 +3,7 @@ package io.breakwater.deadline;
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.deadline.DeadlineOperator;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
@@ -27,8 +28,9 @@ public final class CallTimeoutException extends TimeoutException implements Brea
   private final Duration used;
 
   public CallTimeoutException(String callName, Duration budget, Duration used) {
-    super("Call '" + callName + "' timed out: " + Durations.format(used) + " of its "
-        + Durations.format(budget) + " per-call budget used");
+    super((DeadlineOperator.UNNAMED_CALL.equals(callName) ? "A call" : "Call '" + callName + "'")
+        + " timed out after running " + Durations.format(used) + " (its per-call time limit: "
+        + Durations.format(budget) + ")");
     this.callName = callName;
     this.budget = budget;
     this.used = used;

@@ -4,6 +4,8 @@ import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.limit.AdaptiveSettings;
 import io.breakwater.internal.limit.ConcurrencySettings;
 import io.breakwater.internal.limit.LocalConcurrencyLimit;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -96,6 +98,7 @@ public interface ConcurrencyLimit {
     private int maxQueue = DEFAULT_MAX_QUEUE;
     private FailureClassifier classifier = FailureClassifier.defaults();
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
 
     private Builder(String name) {
       this.name = Objects.requireNonNull(name, "name");
@@ -153,13 +156,22 @@ public interface ConcurrencyLimit {
       return this;
     }
 
+    /**
+     * Where the limit's meters go (see {@code docs/metrics.md}: permits, queue, waits, refusals by reason), registered
+     * once when the limit is built. Default: {@code Metrics.globalRegistry}.
+     */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
     public ConcurrencyLimit build() {
       if (fixed == -1 && adaptive == null) {
         throw new IllegalArgumentException("Concurrency limit '" + name + "' has no limit: add .fixed(10) or "
             + ".adaptive()");
       }
       return new LocalConcurrencyLimit(new ConcurrencySettings(name, fixed, adaptive, maxWait, maxQueue, classifier,
-          scheduler));
+          scheduler, meterRegistry));
     }
   }
 }

@@ -2,6 +2,8 @@ package io.breakwater.limit;
 
 import io.breakwater.internal.limit.LocalRateLimit;
 import io.breakwater.internal.limit.RateSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -96,6 +98,7 @@ public interface RateLimit {
     private Duration maxWait = Duration.ofSeconds(DEFAULT_MAX_WAIT_SECONDS);
     private int maxQueue = DEFAULT_MAX_QUEUE;
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
 
     private Builder(String name) {
       this.name = Objects.requireNonNull(name, "name");
@@ -140,6 +143,15 @@ public interface RateLimit {
       return this;
     }
 
+    /**
+     * Where the limit's meters go (see {@code docs/metrics.md}: permits, queue, waits, refusals by reason), registered
+     * once when the limit is built. Default: {@code Metrics.globalRegistry}.
+     */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
     public RateLimit build() {
       return new LocalRateLimit(settings());
     }
@@ -151,7 +163,7 @@ public interface RateLimit {
             + "the limits from the provider's headers");
       }
       return new RateSettings(name, requests, requestInterval, tokens, tokenInterval, headers, maxWait, maxQueue,
-          scheduler);
+          scheduler, meterRegistry);
     }
   }
 }

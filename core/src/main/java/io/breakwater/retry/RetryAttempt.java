@@ -3,6 +3,7 @@ package io.breakwater.retry;
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.internal.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeoutException;
@@ -30,8 +31,8 @@ public record RetryAttempt(int number, FailureKind kind, Duration delayBefore, I
 
   @Override
   public String toString() {
-    return "#" + number + " " + kind.tag() + (delayBefore.isZero() ? "" : " after " + io.breakwater.internal.Durations
-        .format(delayBefore)) + " at " + failedAt + ": " + describe(error);
+    String backoff = delayBefore.isZero() ? "" : " (sent after a " + Durations.format(delayBefore) + " backoff)";
+    return "#" + number + backoff + " failed with " + kind.tag() + " at " + failedAt + ": " + describe(error);
   }
 
   /** Breakwater's timeouts in full (names and durations only); an HTTP error by its status; others by class. */

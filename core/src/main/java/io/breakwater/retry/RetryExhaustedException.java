@@ -2,7 +2,9 @@ package io.breakwater.retry;
 
 import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.deadline.DeadlineOperator;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Signalled when {@code retryWithBudget} stops retrying after at least one retry, or when a rule (max retries, a
@@ -47,12 +49,29 @@ public final class RetryExhaustedException extends RuntimeException implements B
   }
 
   private static String message(String source, RetryStopReason reason, List<RetryAttempt> attempts) {
-    StringBuilder b = new StringBuilder("Gave up on '").append(source).append("' after ").append(attempts.size())
-        .append(attempts.size() == 1 ? " attempt: " : " attempts: ").append(reason.describe());
+    StringBuilder b = new StringBuilder("Retry policy '").append(source).append("' gave up");
+    String callee = callee(source, attempts);
+    if (callee != null) {
+      b.append(" on calls to '").append(callee).append('\'');
+    }
+    b.append(" after ").append(attempts.size()).append(attempts.size() == 1 ? " attempt: " : " attempts: ")
+        .append(reason.describe());
     for (RetryAttempt a : attempts) {
       b.append("\n  ").append(a);
     }
     return b.toString();
+  }
+
+  /**
+   * What the attempts called, when their failures name it and it is not the policy's own name: the tool, breaker or
+   * call named by the last Breakwater failure; {@code null} otherwise.
+   */
+  private static @Nullable String callee(String policy, List<RetryAttempt> attempts) {
+    if (attempts.isEmpty() || !(attempts.get(attempts.size() - 1).error() instanceof BreakwaterException last)) {
+      return null;
+    }
+    String source = last.source();
+    return source.equals(policy) || DeadlineOperator.UNNAMED_CALL.equals(source) ? null : source;
   }
 
   /** The name of the retry policy that gave up. */

@@ -4,6 +4,7 @@ import static io.breakwater.Breakwater.withTaskBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.idempotency.SideEffect;
@@ -64,7 +65,8 @@ class ToolTest {
     StepVerifier.withVirtualTime(() -> tool.call(28_000))
         .expectSubscription().expectNoEvent(Duration.ofMillis(1500)).thenAwait(Duration.ofMillis(100))
         .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(io.breakwater.retry.RetryExhaustedException.class)
-            .hasMessageContaining("after 3 attempts").hasMessageContaining("450.063ms of its 450.063ms"))
+            .hasMessageContaining("after 3 attempts").hasMessageContaining("Call 'search.web' timed out after running "
+                + "450.063ms (its per-call time limit: 450.063ms)"))
         .verify(VERIFY);
     assertThat(fx.meters.counter("breakwater.tool.timeouts", "tool", "search.web", "type", "per_call").count())
         .isEqualTo(3);
@@ -97,6 +99,23 @@ class ToolTest {
         .expectNext("x").expectComplete().verify(VERIFY);
     // the deadline's per-call budget: 10 s × 0.6
     assertThat(seen).containsExactly(Duration.ofSeconds(6));
+  }
+
+  @Test
+  void anAttemptTimeoutNamesTheToolAndItsTimeLimit() {
+    Tool<String, String> tool = Tool.of(fx.descriptor("slow.tool").timeouts(CallTimeouts.fixed(Duration.ofSeconds(1)))
+            .retry(Fixtures.retry("slow", 0).build()).build(), a -> Mono.never(), String.class);
+    StepVerifier.withVirtualTime(() -> tool.call("a"))
+        .thenAwait(Duration.ofSeconds(1))
+        .expectErrorSatisfies(e -> {
+          Throwable t = e;
+          while (t != null && !(t instanceof CallTimeoutException)) {
+            t = t.getCause();
+          }
+          assertThat(t).as("a CallTimeoutException in %s", e)
+              .hasMessage("Call 'slow.tool' timed out after running 1s (its per-call time limit: 1s)");
+        })
+        .verify(VERIFY);
   }
 
   @Test

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.breaker.CircuitBreaker.State;
 import io.breakwater.failure.HttpStatusException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -52,6 +53,35 @@ class RampUpTest {
     assertThat(admittedOf(b, 1000)).as("at 9.9 s: 99.1 %").isBetween(990, 992);
     clock.advanceTimeBy(Duration.ofMillis(100));
     assertThat(admittedOf(b, 1000)).as("from 10 s: all").isEqualTo(1000);
+  }
+
+  @Test
+  void aCallHeldBackDuringTheRampSaysRampingUpAndIsCountedApartFromOpenRejections() {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    CircuitBreaker b = Calls.on(clock, "search").minimumCalls(2).rampUp(Duration.ofSeconds(10), 0.1)
+        .meterRegistry(meters).build();
+    failTimes(b, 2);
+    assertThat(succeed(b)).as("open").isInstanceOfSatisfying(CircuitBreakerOpenException.class,
+        open -> assertThat(open.rampingUp()).isFalse());
+    clock.advanceTimeBy(b.openDuration());
+    assertThat(succeed(b)).as("probe").isNull();
+    List<CircuitBreakerOpenException> heldBack = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      if (succeed(b) instanceof CircuitBreakerOpenException e) {
+        heldBack.add(e);
+      }
+    }
+    assertThat(heldBack).hasSize(9).allSatisfy(e -> {
+      assertThat(e.rampingUp()).isTrue();
+      assertThat(e.state()).isEqualTo(State.CLOSED);
+      assertThat(e).hasMessage("Circuit breaker 'search' is ramping up after recovery (state CLOSED): it admits "
+          + "10 % of calls for now, growing to all of them, and held this one back; the breaker is not open, a call "
+          + "a moment later may pass");
+    });
+    assertThat(meters.get("breakwater.breaker.calls").tags("breaker", "search", "outcome", "rejected").counter()
+        .count()).isEqualTo(1);
+    assertThat(meters.get("breakwater.breaker.calls").tags("breaker", "search", "outcome", "rejected_ramping_up")
+        .counter().count()).isEqualTo(9);
   }
 
   @Test

@@ -173,7 +173,7 @@ class DeadlineTimerRaceTest {
         .expectNoEvent(Duration.ofSeconds(6).minusNanos(1))
         .thenAwait(Duration.ofNanos(1))
         .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(CallTimeoutException.class)
-            .hasMessage("Call 'per-call' timed out: 6s of its 6s per-call budget used"))
+            .hasMessage("A call timed out after running 6s (its per-call time limit: 6s)"))
         .verify(Duration.ofSeconds(5));
   }
 

@@ -74,8 +74,8 @@ class DeadlineTimerTest {
         .expectSubscription()
         .expectNoEvent(Duration.ofSeconds(10).minusNanos(1))
         .then(() -> assertThat(timeouts).containsExactly(
-            "Call 'per-call' timed out: 6s of its 6s per-call budget used",
-            "Call 'per-call' timed out: 1.2s of its 1.2s per-call budget used"))
+            "A call timed out after running 6s (its per-call time limit: 6s)",
+            "A call timed out after running 1.2s (its per-call time limit: 1.2s)"))
         .thenAwait(Duration.ofNanos(1))
         .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(DeadlineExceededException.class)
             .hasMessage("Deadline 'deadline' exceeded: 10s of 10s used"))

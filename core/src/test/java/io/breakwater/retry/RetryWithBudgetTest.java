@@ -133,8 +133,8 @@ class RetryWithBudgetTest {
           assertThat(x.attempts()).extracting(RetryAttempt::delayBefore)
               .containsExactly(Duration.ZERO, Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofMillis(100));
           assertThat(x.attempts()).extracting(a -> a.failedAt().toEpochMilli()).containsExactly(0L, 100L, 200L, 300L);
-          assertThat(x.getMessage()).startsWith("Gave up on 'test' after 4 attempts: max retries reached")
-              .contains("#2 server_error after 100ms");
+          assertThat(x.getMessage()).startsWith("Retry policy 'test' gave up after 4 attempts: max retries reached")
+              .contains("#2 (sent after a 100ms backoff) failed with server_error at");
         })
         .verify(VERIFY);
     assertThat(calls.count).hasValue(4);

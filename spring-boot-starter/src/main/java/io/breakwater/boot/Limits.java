@@ -1,11 +1,11 @@
 package io.breakwater.boot;
 
+import io.breakwater.internal.boot.UnknownNameException;
 import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.RateLimit;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The concurrency and rate limits configured under {@code breakwater.limits}, by name; a {@code ConcurrencyLimit} or
@@ -67,8 +67,7 @@ public final class Limits {
   }
 
   private static IllegalArgumentException notConfigured(String kind, String name, Set<String> names, String example) {
-    return new IllegalArgumentException("No " + kind + " limit '" + name + "' is configured: add "
-        + "breakwater.limits." + kind + "[" + name + "] (e.g. " + example + ") to application.yml, or define a bean "
-        + "named after it. Configured " + kind + " limits: " + new TreeSet<>(names));
+    return new UnknownNameException(kind + " limit", name, names, "add breakwater.limits." + kind + "[" + name
+        + "] (e.g. " + example + ") to application.yml, or define a bean named after it");
   }
 }

@@ -1,10 +1,10 @@
 package io.breakwater.boot;
 
 import io.breakwater.agent.ToolDescriptor;
+import io.breakwater.internal.boot.UnknownNameException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -63,8 +63,7 @@ public final class ToolDescriptors {
   }
 
   private IllegalArgumentException notConfigured(String toolName) {
-    return new IllegalArgumentException("No tool '" + toolName + "' is configured: add breakwater.tools[" + toolName
-        + "].side-effect (and its other settings) to application.yml, or define a ToolDescriptor bean named after "
-        + "it. Configured tools: " + new TreeSet<>(descriptors.keySet()));
+    return new UnknownNameException("tool", toolName, descriptors.keySet(), "add breakwater.tools[" + toolName
+        + "].side-effect (and its other settings) to application.yml, or define a ToolDescriptor bean named after it");
   }
 }

@@ -61,10 +61,13 @@ class DefaultsIT {
   }
 
   @Test
-  void theWriteOperationIsOffUntilAccessIsUnrestricted() {
+  void theWriteOperationIsOffUntilAccessIsUnrestrictedAndTheAnswerSaysWhatToSet() {
     web.post().uri("/actuator/breakwater/breakers/weather.forecast").contentType(MediaType.APPLICATION_JSON)
         .bodyValue(Map.of("state", "open")).exchange()
-        .expectStatus().is4xxClientError();
+        .expectStatus().isEqualTo(405)
+        .expectHeader().valueEquals("Allow", "GET")
+        .expectBody(String.class).value(body -> assertThat(body)
+            .contains("management.endpoint.breakwater.access=unrestricted"));
     assertThat(breakers.breaker("weather.forecast").state().name()).isEqualTo("CLOSED");
     web.get().uri("/actuator/breakwater").exchange().expectStatus().isOk()
         .expectBody().jsonPath("$.breakers['weather.forecast'].state").isEqualTo("CLOSED");

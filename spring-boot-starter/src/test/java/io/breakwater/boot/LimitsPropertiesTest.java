@@ -8,6 +8,8 @@ import io.breakwater.internal.boot.BreakwaterAutoConfiguration;
 import io.breakwater.internal.boot.InvalidPropertiesException;
 import io.breakwater.limit.ConcurrencyLimit;
 import io.breakwater.limit.RateLimit;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -69,6 +71,19 @@ class LimitsPropertiesTest {
   }
 
   @Test
+  void configuredLimitsReportToTheApplicationsMeterRegistry() {
+    runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withPropertyValues("breakwater.limits.concurrency.flights.limit=10",
+            "breakwater.limits.rate.openai.requests=500")
+        .run(context -> {
+          MeterRegistry meters = context.getBean(MeterRegistry.class);
+          assertThat(meters.get("breakwater.limit.permits").tags("limit", "flights").gauge().value()).isEqualTo(10);
+          assertThat(meters.get("breakwater.limit.available").tags("limit", "openai", "resource", "requests")
+              .gauge().value()).isEqualTo(500);
+        });
+  }
+
+  @Test
   void aLimitBeanWinsOverTheConfigurationOfItsName() {
     runner.withBean(ConcurrencyLimit.class, () -> ConcurrencyLimit.builder("flights").fixed(3).build())
         .withPropertyValues("breakwater.limits.concurrency.flights.limit=10")
@@ -98,8 +113,8 @@ class LimitsPropertiesTest {
             "breakwater.tools[flights.search].rate-limit=openai")
         .run(context -> {
           InvalidPropertiesException e = ValidationIT.refusal(context.getStartupFailure());
-          assertThat(e.property()).isEqualTo("breakwater.tools[flights.search]");
-          assertThat(e.reason()).contains("breakwater.limits.rate[openai]");
+          assertThat(e.property()).isEqualTo("breakwater.tools[flights.search].rate-limit");
+          assertThat(e.reason()).contains("add breakwater.limits.rate.openai.requests");
         });
   }
 

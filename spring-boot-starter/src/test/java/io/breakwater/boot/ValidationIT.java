@@ -9,13 +9,17 @@ import io.breakwater.internal.boot.InvalidPropertiesFailureAnalyzer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** Bad settings stop a real WebFlux application at start-up, and the error names the property and what to change. */
+@ExtendWith(OutputCaptureExtension.class)
 class ValidationIT {
 
   private static Throwable startWith(String... properties) {
@@ -111,7 +115,7 @@ class ValidationIT {
 
   @Test
   void aToolWithoutASideEffectNamesTheTool() {
-    InvalidPropertiesException e = refusal(startWith("breakwater.tools[flights.book].retry=flights"));
+    InvalidPropertiesException e = refusal(startWith("breakwater.tools[flights.book].family=flights"));
     assertThat(e.property()).isEqualTo("breakwater.tools[flights.book]");
     assertThat(e.reason()).contains("has no side effect declared");
   }
@@ -148,6 +152,18 @@ class ValidationIT {
   void aValueOfTheWrongTypeIsRefusedByBoot() {
     Throwable failure = startWith("breakwater.breakers.defaults.open-duration=soon");
     assertThat(failure).hasStackTraceContaining("breakwater.breakers.defaults.open-duration");
+  }
+
+  /** A controller asking for a tool nothing configures: Boot's report, with the close match, not a stack trace. */
+  @Test
+  void anUnknownToolAskedForAtStartUpIsBootsFailureReport(CapturedOutput output) {
+    Throwable failure = catchThrowable(() -> new SpringApplicationBuilder(StarterTestApplication.class)
+        .web(WebApplicationType.REACTIVE).properties("server.port=0", "spring.main.banner-mode=off",
+            "breakwater.tools[wether.forecast].side-effect=read-only").run().close());
+    assertThat(failure).isNotNull();
+    assertThat(output.getOut() + output.getErr()).contains("APPLICATION FAILED TO START")
+        .contains("A bean asked Breakwater for the tool 'weather.forecast', which is not configured")
+        .contains("'weather.forecast' is close to the configured 'wether.forecast': correct whichever is misspelt");
   }
 
   @Test

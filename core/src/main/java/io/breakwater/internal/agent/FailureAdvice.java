@@ -47,9 +47,17 @@ public final class FailureAdvice {
             : "soon") + ": it is rate-limited");
       }
       case CIRCUIT_OPEN -> {
-        alternates.forEach(a -> next.add("call " + a + " instead"));
-        next.add("continue without this result");
-        avoid.add(unavailable ? "calling " + tool + " again in this task" : "calling " + tool + " until it recovers");
+        if (error instanceof CircuitBreakerOpenException open && open.rampingUp()) {
+          next.add("call " + tool + " again in a moment if the result is essential: it has recovered and takes "
+              + "calls back gradually");
+          alternates.forEach(a -> next.add("call " + a + " instead"));
+          next.add("continue without this result");
+          avoid.add("calling " + tool + " again right away, many times");
+        } else {
+          alternates.forEach(a -> next.add("call " + a + " instead"));
+          next.add("continue without this result");
+          avoid.add(unavailable ? "calling " + tool + " again in this task" : "calling " + tool + " until it recovers");
+        }
       }
       case INVALID_ARGUMENT -> {
         next.add("fix the arguments (" + reason + ") and call " + tool + " again");
@@ -105,7 +113,8 @@ public final class FailureAdvice {
     } else if (error instanceof DeadlineExceededException) {
       text = "the task's deadline passed";
     } else if (error instanceof CircuitBreakerOpenException open) {
-      text = "circuit breaker '" + open.source() + "' is open";
+      text = "circuit breaker '" + open.source() + (open.rampingUp()
+          ? "' is ramping up after recovery and held this call back" : "' is open");
     } else if (error instanceof HttpStatusException http) {
       String detail = firstLine(http.getMessage(), "");
       text = detail.startsWith("HTTP " + http.status()) ? detail : "HTTP " + http.status() + firstLine(detail, ": ");

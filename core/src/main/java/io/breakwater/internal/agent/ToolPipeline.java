@@ -290,7 +290,7 @@ public final class ToolPipeline<A, R> {
     // a cut is ours when the learnt timeout, below its upper bound, is what limits the attempt
     record.cut.attempt(latency.tightened(start) && (deadline == null || timeout < deadline.perCallNanos()));
     return Mono.<R>defer(() -> call.apply(args))
-        .transformDeferred(DeadlineOperator.perCall(Duration.ofNanos(timeout), () -> clock))
+        .transformDeferred(DeadlineOperator.perCall(descriptor.name(), Duration.ofNanos(timeout), () -> clock))
         .doOnSuccess(v -> {
           long end = clock.now(TimeUnit.NANOSECONDS);
           latency.record(end - start, end);

@@ -201,7 +201,7 @@ public final class BreakerCore {
             PHASE.compareAndSet(this, p, p.rampDone());
             return p;
           }
-          double fraction = Math.max(rampStart, rampStart + (1.0 - rampStart) * (double) (now - p.since) / rampNanos);
+          double fraction = admittedFraction(p, now);
           long seq = p.rampSeq.getAndIncrement();
           // admit call seq when it brings floor(admitted) up: exactly `fraction` of any run of calls
           return (long) ((seq + 1) * fraction) > (long) (seq * fraction) ? p : null;
@@ -221,10 +221,19 @@ public final class BreakerCore {
     }
   }
 
+  /** The fraction of calls a ramping-up phase {@code p} admits at {@code now}. */
+  private double admittedFraction(Phase p, long now) {
+    return Math.min(1.0, Math.max(rampStart, rampStart + (1.0 - rampStart) * (double) (now - p.since) / rampNanos));
+  }
+
   /** The exception for a call this breaker just rejected (and counts the rejection). */
   CircuitBreakerOpenException rejection(Scheduler clock) {
-    metrics.rejected();
     Phase p = phase;
+    if (p.state == State.CLOSED) {
+      metrics.rejectedRampingUp();
+    } else {
+      metrics.rejected();
+    }
     return switch (p.state) {
       case OPEN -> p.openNanos == FORCED_OPEN_NANOS
           ? new CircuitBreakerOpenException(name, State.OPEN, Duration.ofNanos(Math.max(0, p.until - now(clock))),
@@ -233,8 +242,7 @@ public final class BreakerCore {
       case HALF_OPEN -> new CircuitBreakerOpenException(name, State.HALF_OPEN, Duration.ZERO,
           probes + (probes == 1 ? " probe is" : " probes are") + " in flight; other calls are rejected until "
               + (probes == 1 ? "it ends" : "they end"));
-      case CLOSED -> new CircuitBreakerOpenException(name, State.CLOSED, Duration.ZERO,
-          "ramping up after recovery; this call fell outside the fraction admitted");
+      case CLOSED -> CircuitBreakerOpenException.rampingUp(name, admittedFraction(p, now(clock)));
     };
   }
 

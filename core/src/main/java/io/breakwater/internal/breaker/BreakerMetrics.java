@@ -17,7 +17,8 @@ import reactor.util.Loggers;
  *   <li>{@code breakwater.breaker.state} (gauge, tag {@code state}): 1 for the current state, 0 for the others;</li>
  *   <li>{@code breakwater.breaker.transitions} (counter, tags {@code from}, {@code to});</li>
  *   <li>{@code breakwater.breaker.calls} (counter, tag {@code outcome}: {@code success}, {@code failure},
- *       {@code ignored}, {@code cancelled}, {@code rejected}, {@code local_overload} (a timeout while our scheduler
+ *       {@code ignored}, {@code cancelled}, {@code rejected} (while open or half-open), {@code rejected_ramping_up}
+ *       (held back while the closed breaker ramps traffic up after recovery), {@code local_overload} (a timeout while our scheduler
  *       was starved), {@code adaptive_cut} (a family's: a timeout a tool's tightened adaptive timeout caused)) and
  *       {@code breakwater.breaker.slow.calls}.</li>
  * </ul>
@@ -40,6 +41,7 @@ final class BreakerMetrics {
   private final Counter ignored;
   private final Counter cancelled;
   private final Counter rejected;
+  private final Counter rejectedRampingUp;
   private final Counter localOverload;
   private final Counter adaptiveCut;
   private final Counter slow;
@@ -69,6 +71,7 @@ final class BreakerMetrics {
     this.ignored = calls("ignored");
     this.cancelled = calls("cancelled");
     this.rejected = calls("rejected");
+    this.rejectedRampingUp = calls("rejected_ramping_up");
     this.localOverload = calls("local_overload");
     this.adaptiveCut = calls("adaptive_cut");
     this.slow = Counter.builder(SLOW_CALLS).tags("breaker", name).register(registry);
@@ -100,6 +103,10 @@ final class BreakerMetrics {
 
   void rejected() {
     rejected.increment();
+  }
+
+  void rejectedRampingUp() {
+    rejectedRampingUp.increment();
   }
 
   void localOverload() {

@@ -65,15 +65,25 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
 
   /** {@link #perCall(Duration)}, timed by {@code clock} (resolved at subscription) when no deadline is in force. */
   public static <T> DeadlineOperator<T> perCall(Duration max, Supplier<Scheduler> clock) {
+    return perCall(UNNAMED_CALL, max, clock);
+  }
+
+  /** The name of a per-call deadline nobody named ({@code perCallTimeout()}); its timeouts say "A call". */
+  public static final String UNNAMED_CALL = "per-call";
+
+  /**
+   * {@link #perCall(Duration, Supplier)} for calls to {@code name} (a tool, a dependency): its timeouts name it.
+   */
+  public static <T> DeadlineOperator<T> perCall(String name, Duration max, Supplier<Scheduler> clock) {
     long maxNanos = Saturating.nanos(max);
     return new DeadlineOperator<>((outer, outerRemaining, now) -> {
       if (outer == null) {
-        return Deadline.startCall("per-call", max, DEFAULT_DERIVATION, clock.get());
+        return Deadline.startCall(name, max, DEFAULT_DERIVATION, clock.get());
       }
       long budget = Math.min(maxNanos, perCallNanos(outer, outerRemaining));
       return outerRemaining <= budget
           ? null
-          : Deadline.startCall("per-call", Duration.ofNanos(budget), outer.spec(), outer.scheduler(), now);
+          : Deadline.startCall(name, Duration.ofNanos(budget), outer.spec(), outer.scheduler(), now);
     });
   }
 

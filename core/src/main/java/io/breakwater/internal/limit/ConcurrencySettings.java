@@ -2,6 +2,8 @@ package io.breakwater.internal.limit;
 
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.Saturating;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -14,10 +16,17 @@ import reactor.core.scheduler.Scheduler;
  * @param fixed the fixed limit, or -1 when {@code adaptive} is set
  */
 public record ConcurrencySettings(String name, int fixed, @Nullable AdaptiveSettings adaptive, Duration maxWait,
-    int maxQueue, FailureClassifier classifier, Supplier<Scheduler> scheduler) {
+    int maxQueue, FailureClassifier classifier, Supplier<Scheduler> scheduler, MeterRegistry meterRegistry) {
+
+  /** Settings whose meters go to {@code Metrics.globalRegistry}. */
+  public ConcurrencySettings(String name, int fixed, @Nullable AdaptiveSettings adaptive, Duration maxWait,
+      int maxQueue, FailureClassifier classifier, Supplier<Scheduler> scheduler) {
+    this(name, fixed, adaptive, maxWait, maxQueue, classifier, scheduler, Metrics.globalRegistry);
+  }
 
   public ConcurrencySettings {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(meterRegistry, "meterRegistry");
     Objects.requireNonNull(maxWait, "maxWait");
     Objects.requireNonNull(classifier, "classifier");
     Objects.requireNonNull(scheduler, "scheduler");

@@ -44,11 +44,14 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
   @Nullable
   private Waiter tail;
 
+  private final LimitMetrics metrics;
+
   public LocalConcurrencyLimit(ConcurrencySettings settings) {
     this.settings = settings;
     this.maxWaitNanos = settings.maxWaitNanos();
     this.adaptive = settings.adaptive() == null ? null : new VegasLimit(settings.adaptive());
     this.limit = settings.initialLimit();
+    this.metrics = LimitMetrics.of(this, settings.meterRegistry());
   }
 
   @Override
@@ -108,8 +111,10 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
     if (wait <= 0 || settings.maxQueue() == 0) {
       String why = settings.maxQueue() == 0 || maxWaitNanos == 0 ? "it does not queue calls"
           : "the deadline in force has passed";
-      Operators.error(actual, new LimitExceededException(name(), Reason.WOULD_WAIT_TOO_LONG, null,
-          "all " + limit + " permits are taken and " + why));
+      LimitExceededException refusal = new LimitExceededException(name(), Reason.WOULD_WAIT_TOO_LONG, null,
+          "all " + limit + " permits are taken and " + why);
+      metrics.refused(refusal);
+      Operators.error(actual, refusal);
       return;
     }
     Waiter waiter = new Waiter(wait);
@@ -268,6 +273,11 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
 
   /** A call waiting for a permit; linked in the FIFO while it waits. */
   private final class Waiter extends Turn {
+
+    @Override
+    LimitMetrics metrics() {
+      return metrics;
+    }
     final long waitNanos;
     @Nullable Waiter prev;
     @Nullable Waiter next;

@@ -45,11 +45,14 @@ public final class LocalRateLimit extends RateEngine {
   private Disposable timer;
   private FairQueue.@Nullable Node<Waiter> timedFor;
 
+  private final LimitMetrics metrics;
+
   public LocalRateLimit(RateSettings settings) {
     this.settings = settings;
     this.maxWaitNanos = settings.maxWaitNanos();
     this.buckets = new RateBuckets(settings, now());
     buckets.publish();
+    this.metrics = LimitMetrics.of(this, settings.meterRegistry());
   }
 
   @Override
@@ -379,6 +382,11 @@ public final class LocalRateLimit extends RateEngine {
 
   /** A call waiting for its permits. */
   private final class Waiter extends Turn {
+
+    @Override
+    LimitMetrics metrics() {
+      return metrics;
+    }
     final long tokens;
     final FairQueue.Node<Waiter> node;
     final Object flow;

@@ -1,5 +1,7 @@
 package io.breakwater.internal.limit;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import io.breakwater.internal.Saturating;
 import io.breakwater.limit.ProviderRateLimits;
 import java.time.Duration;
@@ -16,7 +18,15 @@ import reactor.core.scheduler.Scheduler;
  */
 public record RateSettings(String name, long requests, @Nullable Duration requestInterval, long tokens,
     @Nullable Duration tokenInterval, ProviderRateLimits headers, Duration maxWait, int maxQueue,
-    Supplier<Scheduler> scheduler) {
+    Supplier<Scheduler> scheduler, MeterRegistry meterRegistry) {
+
+  /** Settings whose meters go to {@code Metrics.globalRegistry}. */
+  public RateSettings(String name, long requests, @Nullable Duration requestInterval, long tokens,
+      @Nullable Duration tokenInterval, ProviderRateLimits headers, Duration maxWait, int maxQueue,
+      Supplier<Scheduler> scheduler) {
+    this(name, requests, requestInterval, tokens, tokenInterval, headers, maxWait, maxQueue, scheduler,
+        Metrics.globalRegistry);
+  }
 
   /** The interval of a limit learnt from the provider for a kind of permit that was not configured. */
   public static final Duration LEARNT_INTERVAL = Duration.ofMinutes(1);
@@ -26,6 +36,7 @@ public record RateSettings(String name, long requests, @Nullable Duration reques
 
   public RateSettings {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(meterRegistry, "meterRegistry");
     Objects.requireNonNull(headers, "headers");
     Objects.requireNonNull(maxWait, "maxWait");
     Objects.requireNonNull(scheduler, "scheduler");

@@ -60,6 +60,8 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
   /** Until when the store is taken as unreachable, on the limit's clock. */
   private final StoreOutage outage = new StoreOutage();
 
+  private final LimitMetrics metrics;
+
   public SharedConcurrencyLimit(ConcurrencySettings settings, SharedSettings shared, PermitStore store) {
     if (settings.adaptive() != null) {
       throw new IllegalArgumentException("Shared concurrency limit '" + settings.name() + "' is adaptive: a shared "
@@ -70,6 +72,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     this.store = store;
     this.fallback = new LocalConcurrencyLimit(settings);
     this.maxWaitNanos = settings.maxWaitNanos();
+    this.metrics = LimitMetrics.of(this, settings.meterRegistry());
   }
 
   @Override
@@ -278,6 +281,11 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
 
   /** A call waiting for a permit of the store. */
   private final class Waiter extends Turn {
+
+    @Override
+    LimitMetrics metrics() {
+      return metrics;
+    }
     final long waitNanos;
     /** The store's permit once granted; {@code null} for a call sent to the local fallback. */
     @Nullable volatile String permitId;

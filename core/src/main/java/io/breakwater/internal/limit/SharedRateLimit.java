@@ -63,12 +63,15 @@ public final class SharedRateLimit extends RateEngine {
   private long lastAt;
   private final StoreOutage outage = new StoreOutage();
 
+  private final LimitMetrics metrics;
+
   public SharedRateLimit(RateSettings settings, SharedSettings shared, BucketStore store) {
     this.settings = settings;
     this.shared = shared;
     this.store = store;
     this.fallback = new LocalRateLimit(settings);
     this.maxWaitNanos = settings.maxWaitNanos();
+    this.metrics = LimitMetrics.of(this, settings.meterRegistry());
   }
 
   @Override
@@ -343,6 +346,11 @@ public final class SharedRateLimit extends RateEngine {
 
   /** A call waiting for its permits in the store. */
   private final class Waiter extends Turn {
+
+    @Override
+    LimitMetrics metrics() {
+      return metrics;
+    }
     final long tokens;
     final FairQueue.Node<Waiter> node;
     final Object flow;

@@ -57,6 +57,9 @@ abstract class Turn {
   /** The error for a turn whose wait ran out. */
   abstract Throwable expired();
 
+  /** The meters of the turn's limit: it counts the waits and refusals. */
+  abstract LimitMetrics metrics();
+
   /**
    * Subscribes {@code actual} to the call once its turn comes: {@code enqueue} puts the turn in the queue (or grants
    * or refuses it at once, through {@link #grantNow} and {@link #refuse}); {@code permitted} is the call, subscribed
@@ -86,6 +89,7 @@ abstract class Turn {
       leaveQueue();
       return;
     }
+    metrics().waited();
     Disposable t = scheduler.schedule(this::expire, Saturating.delayNanos(nanos), TimeUnit.NANOSECONDS);
     timer = t;
     int now = state;
@@ -127,6 +131,7 @@ abstract class Turn {
   /** Refuses a turn that was never queued, unless its caller left meanwhile. */
   final void refuse(Throwable error) {
     if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
+      metrics().refused(error);
       sink.error(error);
     }
   }
@@ -135,6 +140,7 @@ abstract class Turn {
   final void fail(Throwable error) {
     if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
       disposeTimer();
+      metrics().refused(error);
       sink.error(error);
     }
   }
@@ -146,7 +152,9 @@ abstract class Turn {
   private void expire() {
     if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
       leaveQueue();
-      sink.error(outOfTime(expired()));
+      Throwable error = expired();
+      metrics().refused(error);
+      sink.error(outOfTime(error));
     }
   }
 

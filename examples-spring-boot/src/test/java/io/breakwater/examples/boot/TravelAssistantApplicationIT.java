@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -74,6 +75,17 @@ class TravelAssistantApplicationIT {
         .jsonPath("$.breakers['weather.forecast'].state").isEqualTo("CLOSED")
         .jsonPath("$.breakers['flights.search'].failedCalls").isEqualTo(3)
         .jsonPath("$.retryBudgets.flights.level").isNumber();
+  }
+
+  @Autowired
+  ApplicationContext context;
+
+  /** Boot 4's Jackson 3 serves the application; Breakwater's tools need no mapper of the application's. */
+  @Test
+  void bootsJackson3MapperServesTheAppAndBreakwaterNeedsNoJackson2Mapper() {
+    assertThat(context.getBeansOfType(tools.jackson.databind.json.JsonMapper.class)).hasSize(1);
+    assertThat(context.getBeanNamesForType(com.fasterxml.jackson.databind.ObjectMapper.class))
+        .as("the tools of theAgentStep... run with Breakwater's own Jackson 2 mapper").isEmpty();
   }
 
   @Test

@@ -70,6 +70,8 @@ class GettingStartedPomIT {
         .as("reactor-test at the version of the reactor-core that breakwater-core brings")
         .isEqualTo(Flux.class.getPackage().getImplementationVersion());
     assertThat(version("org.junit.jupiter", "junit-jupiter")).isEqualTo(rootProperty("junit-bom.version"));
+    assertThat(version("org.slf4j", "slf4j-simple")).as("a binding for the SLF4J API that breakwater-core logs to")
+        .isEqualTo(rootProperty("slf4j.version"));
     assertThat(version("org.assertj", "assertj-core")).as("testing.md's snippets use AssertJ")
         .isEqualTo(rootProperty("assertj.version"));
     assertThat(version("org.apache.maven.plugins", "maven-compiler-plugin"))

@@ -18,11 +18,14 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.web.server.WebFilter;
 
 /** The {@code breakwater} health contributor and Actuator endpoint, when Actuator is on the class path. */
 @AutoConfiguration(after = BreakwaterAutoConfiguration.class)
@@ -45,6 +48,21 @@ public class BreakwaterActuatorAutoConfiguration {
         }
         return new BreakersHealthIndicator(registry, new Status(status.trim().toUpperCase(Locale.ROOT)));
       });
+    }
+  }
+
+  /** A bare 405 to a write while the endpoint is read-only becomes one that says what to set. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+      "org.springframework.web.server.WebFilter"})
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+  @ConditionalOnAvailableEndpoint(BreakwaterEndpoint.class)
+  static class WriteAccess {
+
+    @Bean
+    WebFilter breakwaterEndpointWriteAccessFilter(Environment environment) {
+      return new EndpointWriteAccessFilter(environment.getProperty("management.endpoints.web.base-path",
+          "/actuator"));
     }
   }
 

@@ -21,8 +21,10 @@ import io.breakwater.retry.RetryPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.springframework.beans.factory.ObjectProvider;
@@ -124,13 +126,15 @@ public class BreakwaterAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   Limits breakwaterLimits(BreakwaterProperties properties, ObjectProvider<SharedStores> shared,
-      ObjectProvider<ConcurrencyLimit> userConcurrencyLimits, ObjectProvider<RateLimit> userRateLimits) {
+      ObjectProvider<ConcurrencyLimit> userConcurrencyLimits, ObjectProvider<RateLimit> userRateLimits,
+      ObjectProvider<MeterRegistry> meterRegistries) {
     BreakwaterProperties.Limits limits = properties.limits();
+    MeterRegistry meters = meters(meterRegistries);
     Map<String, ConcurrencyLimit> concurrency = new LinkedHashMap<>();
     userConcurrencyLimits.orderedStream().forEach(limit -> concurrency.put(limit.name(), limit));
     limits.concurrency().forEach((name, settings) -> concurrency.computeIfAbsent(name, n -> {
       String property = path("breakwater.limits.concurrency", n);
-      ConcurrencyLimit template = FromProperties.concurrencyLimit(n, property, settings);
+      ConcurrencyLimit template = FromProperties.concurrencyLimit(n, property, settings, meters);
       if (!settings.shared()) {
         return template;
       }
@@ -141,7 +145,7 @@ public class BreakwaterAutoConfiguration {
     userRateLimits.orderedStream().forEach(limit -> rate.put(limit.name(), limit));
     limits.rate().forEach((name, settings) -> rate.computeIfAbsent(name, n -> {
       String property = path("breakwater.limits.rate", n);
-      RateLimit template = FromProperties.rateLimit(n, property, settings);
+      RateLimit template = FromProperties.rateLimit(n, property, settings, meters);
       if (!settings.shared()) {
         return template;
       }
@@ -161,6 +165,16 @@ public class BreakwaterAutoConfiguration {
         idempotency::getObject, meters(meters), observations.getIfUnique(), limits::getObject);
     Map<String, ToolDescriptor> descriptors = new LinkedHashMap<>();
     userDescriptors.orderedStream().forEach(d -> descriptors.put(d.name(), d));
+    Set<String> tools = new HashSet<>(descriptors.keySet());
+    tools.addAll(properties.tools().keySet());
+    Set<String> families = new HashSet<>();
+    descriptors.values().forEach(d -> FromProperties.ifSet(d.family(), families::add));
+    properties.tools().forEach((name, tool) -> FromProperties.ifSet(ConfiguredNames.family(name, tool.family()),
+        families::add));
+    Limits configuredLimits = limits.getIfAvailable();
+    ConfiguredNames.check(properties, tools, families, policies.names(),
+        configuredLimits == null ? Set.of() : configuredLimits.concurrencyNames(),
+        configuredLimits == null ? Set.of() : configuredLimits.rateNames());
     properties.tools().forEach((name, tool) -> descriptors.computeIfAbsent(name,
         n -> FromProperties.tool(n, tool, context)));
     return new ToolDescriptors(descriptors, name -> {

@@ -54,7 +54,7 @@ final class FromProperties {
     } catch (InvalidPropertiesException e) {
       throw e;
     } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
-      throw new InvalidPropertiesException(property, String.valueOf(e.getMessage()), e);
+      throw new InvalidPropertiesException(property, UserTerms.of(String.valueOf(e.getMessage())), e);
     } catch (ArithmeticException e) {
       // every conversion saturates today; should one not, the start-up still names the property to change
       throw new InvalidPropertiesException(property, "a value too large to compute with (" + e.getMessage()
@@ -233,10 +233,10 @@ final class FromProperties {
     return b.build();
   }
 
-  /** A concurrency limit with {@code s}'s settings, in memory (a template when shared). */
-  static ConcurrencyLimit concurrencyLimit(String name, String property, ConcurrencySettings s) {
+  /** A concurrency limit with {@code s}'s settings, in memory (a template when shared), its meters in {@code meters}. */
+  static ConcurrencyLimit concurrencyLimit(String name, String property, ConcurrencySettings s, MeterRegistry meters) {
     return checked(property, () -> {
-      ConcurrencyLimit.Builder b = ConcurrencyLimit.builder(name);
+      ConcurrencyLimit.Builder b = ConcurrencyLimit.builder(name).meterRegistry(meters);
       if (s.adaptive() == (s.limit() != null)) {
         throw new IllegalArgumentException(s.adaptive()
             ? "sets both limit and adaptive: keep limit for a fixed limit, or adaptive (with initial, min, max)"
@@ -258,10 +258,10 @@ final class FromProperties {
     });
   }
 
-  /** A rate limit with {@code s}'s settings, in memory (a template when shared). */
-  static RateLimit rateLimit(String name, String property, RateSettings s) {
+  /** A rate limit with {@code s}'s settings, in memory (a template when shared), its meters in {@code meters}. */
+  static RateLimit rateLimit(String name, String property, RateSettings s, MeterRegistry meters) {
     return checked(property, () -> {
-      RateLimit.Builder b = RateLimit.builder(name);
+      RateLimit.Builder b = RateLimit.builder(name).meterRegistry(meters);
       ifSet(s.requests(), n -> b.requests(n, s.interval()));
       ifSet(s.tokens(), n -> b.tokens(n, s.interval()));
       b.providerHeaders(switch (s.providerHeaders()) {

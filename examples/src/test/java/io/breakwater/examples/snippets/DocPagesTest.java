@@ -1,0 +1,126 @@
+package io.breakwater.examples.snippets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The user's pages stay short and speak to the user: each page of {@code docs/} and the README holds at most
+ * {@link #MAX_LINES} lines, and none narrates how the project was built (work sessions, review code names, who built
+ * what) — evidence belongs in generated reports and history in the git log and {@code CHANGELOG.md}.
+ *
+ * <p>Both are settings: {@code -Dbreakwater.docs.maxLines=600} and {@code -Dbreakwater.docs.buildWords=regex,regex}
+ * (Java regular expressions, matched case-insensitively, separated by commas) replace the defaults.
+ * {@link #PENDING_REWRITE} lists the pages that do not pass yet; a page leaves it when it is rewritten (the test fails
+ * if a listed page passes, so the list only shrinks).
+ */
+class DocPagesTest {
+
+  private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+
+  /** The most lines a page may hold: a user reads a page or two, then follows a link. */
+  static final int MAX_LINES = Integer.getInteger("breakwater.docs.maxLines", 600);
+
+  /** Words and phrases that narrate the build of the project rather than tell the user something. */
+  static final List<Pattern> BUILD_WORDS = patterns(System.getProperty("breakwater.docs.buildWords",
+      "\\bsessions?\\s+\\d+,\\bthis session\\b,\\b(earlier|previous|last|next) sessions?\\b,\\bwork periods?\\b,"
+          + "\\bstop \\d+\\b,\\bengineers?'? builds\\b,\\bname the engineer\\b,\\bother engineers\\b,"
+          + "\\b(from|found by|after|in) the review\\b,\\breviewers?\\b,\\b(CHECKS|HOSTILE|REVIEW)\\d+,"
+          + "\\bhow (this|the project) was built\\b"));
+
+  /** Pages that do not pass yet, waiting for their rewrite; each leaves the list once it passes. */
+  static final Set<String> PENDING_REWRITE = Set.of("docs/cookbook.md", "docs/redis.md", "docs/reliability.md");
+
+  private static List<Pattern> patterns(String commaSeparated) {
+    return Arrays.stream(commaSeparated.split(","))
+        .filter(s -> !s.isBlank())
+        .map(s -> Pattern.compile(s.strip(), Pattern.CASE_INSENSITIVE))
+        .toList();
+  }
+
+  /** Every page: {@code docs/*.md} and the README, by its path from the repository's root. */
+  private static List<Path> pages() {
+    List<Path> pages = new ArrayList<>(Snippets.files(ROOT.resolve("docs"), ".md"));
+    pages.add(ROOT.resolve("README.md"));
+    return pages;
+  }
+
+  private static String name(Path page) {
+    return ROOT.relativize(page).toString().replace('\\', '/');
+  }
+
+  /** What is wrong with {@code page}: empty when it passes. */
+  static List<String> problems(Path page) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<String> problems = new ArrayList<>();
+    if (lines.size() > MAX_LINES) {
+      problems.add(name(page) + " has " + lines.size() + " lines, more than " + MAX_LINES + ": lead with what the user "
+          + "needs and move evidence to an appendix or a generated report");
+    }
+    for (int i = 0; i < lines.size(); i++) {
+      for (Pattern word : BUILD_WORDS) {
+        Matcher m = word.matcher(lines.get(i));
+        if (m.find()) {
+          problems.add(name(page) + ":" + (i + 1) + " narrates the build ('" + m.group() + "'): say what the user "
+              + "gets; history belongs in the git log and CHANGELOG.md");
+        }
+      }
+    }
+    return problems;
+  }
+
+  @Test
+  void everyPageIsShortAndSpeaksToTheUser() {
+    List<String> problems = new ArrayList<>();
+    for (Path page : pages()) {
+      if (!PENDING_REWRITE.contains(name(page))) {
+        problems.addAll(problems(page));
+      }
+    }
+    assertThat(problems).isEmpty();
+  }
+
+  @Test
+  void aPageWaitingForItsRewriteLeavesTheListOnceItPasses() {
+    Set<String> passing = new TreeSet<>();
+    for (Path page : pages()) {
+      if (PENDING_REWRITE.contains(name(page)) && problems(page).isEmpty()) {
+        passing.add(name(page));
+      }
+    }
+    assertThat(passing).as("pages of PENDING_REWRITE that now pass: remove them from it").isEmpty();
+  }
+
+  @Test
+  void theCheckFindsALongPageAndTheBuildNarrated(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+    Path page = dir.resolve("page.md");
+    List<String> lines = new ArrayList<>(List.of("# Page", "Found in session 11 by the reviewers (CHECKS8-B).",
+        "Cookies and the session id are redacted."));
+    while (lines.size() <= MAX_LINES) {
+      lines.add("text");
+    }
+    Files.write(page, lines, StandardCharsets.UTF_8);
+    List<String> problems = problems(page);
+    assertThat(problems).hasSize(4);
+    assertThat(problems.get(0)).contains("has " + lines.size() + " lines");
+    assertThat(String.join("\n", problems)).contains(":2 narrates the build ('session 11')", "('reviewers')",
+        "('CHECKS8')").doesNotContain(":3 ");
+  }
+}
