@@ -70,7 +70,7 @@ public final class Breakwater {
    * @see #withDeadline(DeadlineSpec)
    */
   public static <T> Function<Publisher<T>, Publisher<T>> withDeadline(Duration budget) {
-    return withDeadline(DeadlineSpec.of(budget));
+    return DeadlineOperator.task(Objects.requireNonNull(budget, "budget"));
   }
 
   /**
@@ -101,7 +101,7 @@ public final class Breakwater {
    * <p>Put it inside (upstream of) {@code retryWithBudget} so that every attempt gets its own budget.
    */
   public static <T> Function<Publisher<T>, Publisher<T>> perCallTimeout() {
-    return DeadlineOperator.perCall(DeadlineSpec.DEFAULT_PER_CALL_CAP);
+    return DeadlineOperator.perCall();
   }
 
   /**
