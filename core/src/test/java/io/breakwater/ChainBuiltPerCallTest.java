@@ -2,6 +2,7 @@ package io.breakwater;
 
 import static io.breakwater.Breakwater.guardedBy;
 import static io.breakwater.Breakwater.perCallTimeout;
+import static io.breakwater.Breakwater.retryWithBudget;
 import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,7 +10,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.DeadlineExceededException;
+import io.breakwater.retry.Backoff;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -40,6 +49,49 @@ class ChainBuiltPerCallTest {
     assertThat(Breakwater.<String>guardedBy(breaker)).isSameAs(Breakwater.<Integer>guardedBy(breaker));
     assertThat(Breakwater.<String>guardedBy(breaker))
         .isNotSameAs(Breakwater.<String>guardedBy(CircuitBreaker.ofDefaults("flights")));
+  }
+
+  @Test
+  void buildingTheInlineRetryRegistersNoMeterAndLogsNothing() {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Metrics.globalRegistry.add(meters);   // what a Spring Boot application's registry is bound to
+    CircuitBreaker breaker = CircuitBreaker.ofDefaults("hotels");   // once per dependency, with its meters
+    List<String> before = names(meters);
+    PrintStream err = System.err;
+    ByteArrayOutputStream logs = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(logs, true, StandardCharsets.UTF_8));   // slf4j-simple writes there
+    try {
+      for (int call = 0; call < 3; call++) {
+        flights(Mono.just("offers"), breaker);
+      }
+      assertThat(names(meters)).as("meters registered by building three calls").isEqualTo(before);
+      assertThat(logs.toString(StandardCharsets.UTF_8)).as("lines logged by building three calls").isEmpty();
+    } finally {
+      System.setErr(err);
+      Metrics.globalRegistry.remove(meters);
+    }
+  }
+
+  @Test
+  void theInlineRetryOfEqualBackoffsIsOneOperator() {
+    assertThat(Breakwater.<String>retryWithBudget(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2))))
+        .isSameAs(Breakwater.<Integer>retryWithBudget(Backoff.fullJitter(Duration.ofMillis(200),
+            Duration.ofSeconds(2))))
+        .isNotSameAs(Breakwater.<String>retryWithBudget(Backoff.fullJitter(Duration.ofMillis(300),
+            Duration.ofSeconds(2))));
+  }
+
+  /** {@code flights()} of getting-started.md, the HTTP call given. */
+  private static Mono<String> flights(Mono<String> call, CircuitBreaker breaker) {
+    return call
+        .transformDeferred(perCallTimeout())
+        .transformDeferred(guardedBy(breaker))
+        .transformDeferred(retryWithBudget(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2))))
+        .transformDeferred(withDeadline(Duration.ofSeconds(10)));
+  }
+
+  private static List<String> names(MeterRegistry registry) {
+    return registry.getMeters().stream().map(m -> m.getId().toString()).sorted().toList();
   }
 
   @Test
