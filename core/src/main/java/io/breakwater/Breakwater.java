@@ -14,6 +14,7 @@ import io.breakwater.idempotency.IdempotencyKeyMismatchException;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
+import io.breakwater.internal.AssemblyCache;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.limit.LimitOperator;
 import io.breakwater.internal.limit.ThrottleOperator;
@@ -70,7 +71,7 @@ public final class Breakwater {
    * @see #withDeadline(DeadlineSpec)
    */
   public static <T> Function<Publisher<T>, Publisher<T>> withDeadline(Duration budget) {
-    return withDeadline(DeadlineSpec.of(budget));
+    return DeadlineOperator.task(Objects.requireNonNull(budget, "budget"));
   }
 
   /**
@@ -101,7 +102,7 @@ public final class Breakwater {
    * <p>Put it inside (upstream of) {@code retryWithBudget} so that every attempt gets its own budget.
    */
   public static <T> Function<Publisher<T>, Publisher<T>> perCallTimeout() {
-    return DeadlineOperator.perCall(DeadlineSpec.DEFAULT_PER_CALL_CAP);
+    return DeadlineOperator.perCall();
   }
 
   /**
@@ -181,8 +182,10 @@ public final class Breakwater {
    *
    * @see #retryWithBudget(RetryPolicy)
    */
+  @SuppressWarnings("unchecked")   // the operator holds no T without a StreamResume
   public static <T> Function<Publisher<T>, Publisher<T>> retryWithBudget(Backoff backoff) {
-    return retryWithBudget(RetryPolicy.of(RetryPolicy.DEFAULT_NAME, backoff));
+    return (Function<Publisher<T>, Publisher<T>>) (Function<?, ?>) DEFAULT_INLINE_RETRIES.get(
+        Objects.requireNonNull(backoff, "backoff"));
   }
 
   /**
@@ -197,9 +200,25 @@ public final class Breakwater {
    *
    * @param dependency the dependency's name, fixed (a service or a tool), never request data: a metric tag
    */
+  @SuppressWarnings("unchecked")   // the operator holds no T without a StreamResume
   public static <T> Function<Publisher<T>, Publisher<T>> retryWithBudget(String dependency, Backoff backoff) {
-    return retryWithBudget(RetryPolicy.of(dependency, backoff));
+    return (Function<Publisher<T>, Publisher<T>>) (Function<?, ?>) INLINE_RETRIES.get(
+        new InlineRetry(Objects.requireNonNull(dependency, "dependency"), Objects.requireNonNull(backoff, "backoff")));
   }
+
+  /** The settings of an inline {@code retryWithBudget(..)}: everything its policy does not take from the defaults. */
+  private record InlineRetry(String dependency, Backoff backoff) {}
+
+  /**
+   * One operator per inline dependency and backoff, so that a chain built per call makes no policy: the budget is
+   * the dependency's, looked up at subscription, and the operator keeps no state of its own.
+   */
+  private static final AssemblyCache<InlineRetry, RetryOperator<?>> INLINE_RETRIES = new AssemblyCache<>(
+      inline -> new RetryOperator<>(RetryPolicy.of(inline.dependency(), inline.backoff()), null));
+
+  /** {@link #INLINE_RETRIES} of the dependency {@code "default"}, by backoff alone: no key to make per call. */
+  private static final AssemblyCache<Backoff, RetryOperator<?>> DEFAULT_INLINE_RETRIES = new AssemblyCache<>(
+      backoff -> new RetryOperator<>(RetryPolicy.of(RetryPolicy.DEFAULT_NAME, backoff), null));
 
   /**
    * Retries failed calls, classified by the policy's {@code FailureClassifier}, within every budget in force:

@@ -4,6 +4,7 @@ import io.breakwater.internal.Saturating;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How long to wait before a retry. Every shape keeps its jitter <b>inside the cap</b>: a delay never exceeds
@@ -154,6 +155,21 @@ public final class Backoff {
       return capNanos;
     }
     return Math.min(capNanos, baseNanos << n);
+  }
+
+  /** Backoffs of the same shape, base, cap and jitter fraction are equal: they give the same delays. */
+  @Override
+  public boolean equals(@Nullable Object o) {
+    return o instanceof Backoff b && shape == b.shape && baseNanos == b.baseNanos && capNanos == b.capNanos
+        && Double.compare(jitterFraction, b.jitterFraction) == 0;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = shape.ordinal();   // no boxing: asked on every call that builds its retry inline
+    h = 31 * h + Long.hashCode(baseNanos);
+    h = 31 * h + Long.hashCode(capNanos);
+    return 31 * h + Double.hashCode(jitterFraction);
   }
 
   @Override

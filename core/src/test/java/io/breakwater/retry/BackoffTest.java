@@ -142,4 +142,17 @@ class BackoffTest {
     assertThat(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(Long.MAX_VALUE), 0.5)
         .withBase(Duration.ofSeconds(Long.MAX_VALUE)).delayNanos(3, 0, random)).isBetween(0L, Long.MAX_VALUE);
   }
+
+  @Test
+  void backoffsThatGiveTheSameDelaysAreEqual() {
+    Backoff inline = Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2));
+    assertThat(inline).isEqualTo(Backoff.fullJitter(Duration.ofNanos(200 * MS), Duration.ofMillis(2_000)))
+        .hasSameHashCodeAs(Backoff.fullJitter(Duration.ofNanos(200 * MS), Duration.ofMillis(2_000)));
+    assertThat(inline).isNotEqualTo(Backoff.equalJitter(Duration.ofMillis(200), Duration.ofSeconds(2)))
+        .isNotEqualTo(Backoff.fullJitter(Duration.ofMillis(201), Duration.ofSeconds(2)))
+        .isNotEqualTo(Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(3)));
+    assertThat(Backoff.exponential(BASE, CAP, 0.2)).isEqualTo(Backoff.exponential(BASE, CAP, 0.2))
+        .isNotEqualTo(Backoff.exponential(BASE, CAP, 0.3));
+    assertThat(Backoff.fixed(BASE)).isEqualTo(Backoff.fixed(BASE)).isNotEqualTo(Backoff.fullJitter(BASE, BASE));
+  }
 }

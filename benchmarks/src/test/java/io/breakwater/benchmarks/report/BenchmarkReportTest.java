@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -138,6 +139,35 @@ class BenchmarkReportTest {
         "| exact `idleTimeout`, the stream's clock (P4 against `Flux.timeout`), per element | 1 | 28.00 | 0.05 | 29.00 |");
     assertThat(report.markdown("benchmarks.svg")).as("a run without ClockReadBenchmark")
         .contains("Not measured in this run (`ClockReadBenchmark`).");
+  }
+
+  @Test
+  void theChainBuiltPerCallIsATargetRowOfP3AndP9AtEachNumberOfCallsInFlight() throws IOException {
+    List<String> runs = new ArrayList<>();
+    for (String n : List.of("1", "10000")) {
+      double slower = "1".equals(n) ? 1 : 2;
+      runs.add(run("pipeline.PipelinePerCallAsyncBenchmark.call",
+          "\"params\":{\"inFlight\":\"" + n + "\",\"variant\":\"baseline\"},", 10 * slower, 24));
+      runs.add(run("pipeline.PipelinePerCallAsyncBenchmark.call",
+          "\"params\":{\"inFlight\":\"" + n + "\",\"variant\":\"breakwater\"},", 210 * slower, 824));
+      runs.add(run("pipeline.PipelinePerCallAsyncBenchmark.call",
+          "\"params\":{\"inFlight\":\"" + n + "\",\"variant\":\"resilience4j\"},", 2010 * slower, 2024));
+    }
+    BenchmarkReport perCall = new BenchmarkReport();
+    perCall.read(Files.writeString(dir.resolve("per-call.json"), "[" + String.join(",", runs) + "]"));
+    String md = perCall.markdown("benchmarks.svg");
+
+    // (210 − 10) / (2010 − 10) at 1 in flight, the same doubled at 10 000; (824 − 24) / (2024 − 24) for both
+    for (String n : List.of("1", "10 000")) {
+      assertThat(md).contains("| P3 | asynchronous calls, " + n + " in flight, chain built per call as users write "
+          + "it: deadline + retry + breaker + per-call timeout / Resilience4j TimeLimiter + CircuitBreaker + Retry, "
+          + "time overhead | ≤ 0.2 | 0.10 | met |");
+      assertThat(md).contains("| P9 | asynchronous calls, " + n + " in flight, chain built per call as users write "
+          + "it: allocation of the composed happy path / Resilience4j's stack | ≤ 0.5 | 0.40 | met |");
+    }
+    assertThat(md).contains("| deadline + retry + breaker + per-call timeout, chain built per call, 1 call in flight "
+        + "| Resilience4j TimeLimiter + CircuitBreaker + Retry |");
+    assertThat(md).contains("### PipelinePerCallAsyncBenchmark (asynchronous)");
   }
 
   @Test

@@ -61,6 +61,23 @@ public final class BreakerCore {
     return access.apply(breaker);
   }
 
+  /**
+   * {@code guardedBy} this breaker alone: one operator per breaker, made at its first use, so that a chain built per
+   * call allocates none. Its fields are final, so a thread that reads the field unsynchronised sees it whole (two
+   * threads may both make one at first; either serves).
+   */
+  @Nullable
+  private GuardOperator<?> guard;
+
+  GuardOperator<?> guard() {
+    GuardOperator<?> g = guard;
+    if (g == null) {
+      g = GuardOperator.alone(this);
+      guard = g;
+    }
+    return g;
+  }
+
   final String name;
   private final double failureRateThreshold;
   private final int minimumCalls;

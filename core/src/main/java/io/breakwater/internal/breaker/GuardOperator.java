@@ -28,8 +28,14 @@ public final class GuardOperator<T> implements Function<Publisher<T>, Publisher<
   }
 
   /** Guards with one breaker. */
+  @SuppressWarnings("unchecked")   // the operator holds no T: one instance serves every item type
   public static <T> GuardOperator<T> of(CircuitBreaker breaker) {
-    return new GuardOperator<>(null, BreakerCore.of(breaker));
+    return (GuardOperator<T>) BreakerCore.of(breaker).guard();
+  }
+
+  /** A new operator guarding with {@code tool} alone; {@link BreakerCore#guard()} keeps one per breaker. */
+  static GuardOperator<Object> alone(BreakerCore tool) {
+    return new GuardOperator<>(null, tool);
   }
 
   /** Guards with a family breaker (checked first) and a tool breaker. */

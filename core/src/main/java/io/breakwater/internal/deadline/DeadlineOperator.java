@@ -2,6 +2,7 @@ package io.breakwater.internal.deadline;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineSpec;
+import io.breakwater.internal.AssemblyCache;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
 import io.breakwater.internal.Saturating;
@@ -47,12 +48,34 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
     this.bound = bound;
   }
 
+  /** {@code perCallTimeout()}: one operator for every call that asks for it. */
+  private static final DeadlineOperator<?> PER_CALL = perCall(DeadlineSpec.DEFAULT_PER_CALL_CAP);
+
+  /** {@code withDeadline(budget)} with every other setting at its default, one operator per budget. */
+  private static final AssemblyCache<Duration, DeadlineOperator<?>> TASKS =
+      new AssemblyCache<>(budget -> task(DeadlineSpec.of(budget)));
+
   /** A task deadline of {@code spec.budget()}, unless an earlier one is in force. */
   public static <T> DeadlineOperator<T> task(DeadlineSpec spec) {
     long budgetNanos = Saturating.nanos(spec.budget());
     return new DeadlineOperator<>((outer, outerRemaining, now) -> outer != null && outerRemaining <= budgetNanos
         ? null
         : Deadline.start(spec, spec.scheduler().get()));
+  }
+
+  /**
+   * {@link #task(DeadlineSpec)} of {@code DeadlineSpec.of(budget)}: the same operator for equal budgets, so that a
+   * chain built per call makes no operator and no spec.
+   */
+  @SuppressWarnings("unchecked")   // the operator holds no T
+  public static <T> DeadlineOperator<T> task(Duration budget) {
+    return (DeadlineOperator<T>) TASKS.get(budget);
+  }
+
+  /** {@link #perCall(Duration)} with the default cap ({@link DeadlineSpec#DEFAULT_PER_CALL_CAP}), made once. */
+  @SuppressWarnings("unchecked")   // the operator holds no T
+  public static <T> DeadlineOperator<T> perCall() {
+    return (DeadlineOperator<T>) PER_CALL;
   }
 
   /**
