@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
@@ -153,8 +154,12 @@ class LimitedByTest {
             .transformDeferred(limitedBy(limit))
             .transformDeferred(withDeadline(Duration.ofSeconds(3))))
         .thenAwait(Duration.ofSeconds(3))
-        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(LimitExceededException.class)
-            .hasMessageContaining("within 3s"))
+        .expectErrorSatisfies(e -> {
+          // the wait gave up at the deadline's instant: the call is the deadline's, with the refusal in it
+          assertThat(e).isInstanceOf(DeadlineExceededException.class);
+          assertThat(e.getSuppressed()).singleElement().isInstanceOf(LimitExceededException.class)
+              .extracting(Throwable::getMessage).asString().contains("within 3s");
+        })
         .verify(Duration.ofSeconds(10));
     assertThat(dependency.subscribed).hasValue(0);
     holder.complete();
