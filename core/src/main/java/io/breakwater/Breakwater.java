@@ -175,12 +175,30 @@ public final class Breakwater {
 
   /**
    * Retries failed calls with {@code backoff} and every other setting of {@link RetryPolicy} at its default (at most
-   * 3 retries, dependency {@code "default"}).
+   * 3 retries), on the budget of the dependency {@code "default"}: every unnamed {@code retryWithBudget} of the
+   * process shares it, however often it is built. Name the dependency with
+   * {@link #retryWithBudget(String, Backoff)} to give it a budget of its own.
    *
    * @see #retryWithBudget(RetryPolicy)
    */
   public static <T> Function<Publisher<T>, Publisher<T>> retryWithBudget(Backoff backoff) {
-    return retryWithBudget(RetryPolicy.builder().backoff(backoff).build());
+    return retryWithBudget(RetryPolicy.of(RetryPolicy.DEFAULT_NAME, backoff));
+  }
+
+  /**
+   * Retries failed calls to {@code dependency} with {@code backoff} and every other setting of {@link RetryPolicy}
+   * at its default, on that dependency's retry budget: written inline, in the method that makes each call, every
+   * call to {@code "flights"} draws on one budget.
+   *
+   * <pre>{@code
+   * return flights.search(query)
+   *     .transformDeferred(retryWithBudget("flights", Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(2))));
+   * }</pre>
+   *
+   * @param dependency the dependency's name, fixed (a service or a tool), never request data: a metric tag
+   */
+  public static <T> Function<Publisher<T>, Publisher<T>> retryWithBudget(String dependency, Backoff backoff) {
+    return retryWithBudget(RetryPolicy.of(dependency, backoff));
   }
 
   /**

@@ -48,7 +48,8 @@ import reactor.util.context.ContextView;
  *   <tr><td>{@code family}</td><td>the name up to the first {@code '.'} (none without one)</td><td>a tag of
  *       metrics and events (breaker families come from the registry)</td></tr>
  *   <tr><td>{@code sideEffect}</td><td>required</td><td>a {@code NON_IDEMPOTENT_WRITE} is retried only with
- *       {@code idempotency}</td></tr>
+ *       {@code idempotency}, and then only after failures that prove it was not processed; it is never hedged. A
+ *       {@code DEDUPLICATED_WRITE} needs {@code idempotency} (see {@link SideEffect})</td></tr>
  *   <tr><td>{@code timeouts}</td><td>{@link CallTimeouts#adaptiveDefaults()}</td><td>per-attempt timeout</td></tr>
  *   <tr><td>{@code retry}</td><td>{@code RetryPolicy} named after the tool, with this descriptor's meter
  *       registry and scheduler, other settings default</td><td>how
@@ -487,12 +488,17 @@ public final class ToolDescriptor {
       }
       if (sideEffect == null) {
         throw new IllegalArgumentException("Tool '" + name + "' has no side effect declared: add "
-            + ".sideEffect(SideEffect.READ_ONLY), IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE");
+            + ".sideEffect(SideEffect.READ_ONLY), IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE or DEDUPLICATED_WRITE");
       }
-      if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null && hedge != null) {
-        throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE hedged without "
-            + "idempotency, so a backup attempt could do it twice: add .idempotency(IdempotencyPolicy.of(store)) or "
-            + "drop .hedge(..)");
+      if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && hedge != null) {
+        throw new IllegalArgumentException("Tool '" + name + "' is a NON_IDEMPOTENT_WRITE with .hedge(..): a backup "
+            + "attempt would be sent while the first may be processed, so it could happen twice, idempotency or not. "
+            + "Drop .hedge(..), or, if the dependency deduplicates on the idempotency key sent with every attempt, "
+            + "declare .sideEffect(SideEffect.DEDUPLICATED_WRITE) with .idempotency(..)");
+      }
+      if (sideEffect == SideEffect.DEDUPLICATED_WRITE && idempotency == null) {
+        throw new IllegalArgumentException("Tool '" + name + "' is a DEDUPLICATED_WRITE without idempotency, so no "
+            + "key is sent for the dependency to deduplicate on: add .idempotency(IdempotencyPolicy.of(store))");
       }
       if (sideEffect == SideEffect.NON_IDEMPOTENT_WRITE && idempotency == null
           && (retry == null || retry.maxRetries() > 0)) {

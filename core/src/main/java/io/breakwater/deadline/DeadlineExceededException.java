@@ -5,6 +5,7 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Durations;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Signalled when a deadline set by {@link io.breakwater.Breakwater#withDeadline(Duration)} passes before the guarded
@@ -33,8 +34,18 @@ public final class DeadlineExceededException extends TimeoutException implements
    * @param used how much of it had been used when it was found expired (may exceed the budget)
    */
   public DeadlineExceededException(String deadlineName, Duration budget, Duration used) {
+    this(deadlineName, budget, used, null);
+  }
+
+  /**
+   * A deadline that ends a call before it has passed: too little of it is left for what would come next, e.g. another
+   * attempt of a retry. The attempts' failures are added as suppressed exceptions by who raises it.
+   *
+   * @param detail what could not be done in the time left, or {@code null}
+   */
+  public DeadlineExceededException(String deadlineName, Duration budget, Duration used, @Nullable String detail) {
     super("Deadline '" + deadlineName + "' exceeded: " + Durations.format(used) + " of "
-        + Durations.format(budget) + " used");
+        + Durations.format(budget) + " used" + (detail == null ? "" : "; " + detail));
     this.deadlineName = deadlineName;
     this.budget = budget;
     this.used = used;

@@ -27,6 +27,9 @@ package io.breakwater.failure;
  *   <tr><td>{@link #LIMIT_EXCEEDED}</td><td>non-retryable</td><td>Breakwater's own concurrency or rate limit
  *       refused the call: no permit within its deadline or max wait. Retrying here only queues again; fallbacks
  *       apply, and the exception says when it could run</td></tr>
+ *   <tr><td>{@link #OUTCOME_UNKNOWN}</td><td>non-retryable</td><td>a non-idempotent write under this idempotency
+ *       key may have happened (its attempt was sent, then failed without proof or was cancelled): it is not sent
+ *       again under the key; reconcile with the dependency</td></tr>
  *   <tr><td>{@link #MISCONFIGURED}</td><td>non-retryable</td><td>Breakwater's configuration refused the call (a key
  *       TTL shorter than the deadline, a result over the size limit, an unsafe retry); fix the configuration</td></tr>
  *   <tr><td>{@link #UNKNOWN}</td><td>unknown</td><td>anything no classifier recognised</td></tr>
@@ -47,6 +50,7 @@ public enum FailureKind {
   CONFLICT(Retryability.RETRYABLE),
   LIMIT_EXCEEDED(Retryability.NON_RETRYABLE),
   MISCONFIGURED(Retryability.NON_RETRYABLE),
+  OUTCOME_UNKNOWN(Retryability.NON_RETRYABLE),
   UNKNOWN(Retryability.UNKNOWN);
 
   private final Retryability retryability;

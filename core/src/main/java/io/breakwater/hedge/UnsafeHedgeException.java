@@ -4,16 +4,20 @@ import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 
 /**
- * Signalled at subscription, before any call is made, when {@code hedgedBy} guards a call declared
- * {@link io.breakwater.idempotency.SideEffect#NON_IDEMPOTENT_WRITE} that does not run inside {@code idempotentBy}:
- * a backup attempt could charge a card or send an e-mail twice. Its kind is {@link FailureKind#MISCONFIGURED}: the
- * composition is wrong, and no retry can fix it.
+ * Signalled at subscription, before any call is made, when {@code hedgedBy} guards a write that a backup attempt
+ * could repeat: a {@link io.breakwater.idempotency.SideEffect#NON_IDEMPOTENT_WRITE} (declared, or a call inside
+ * {@code idempotentBy} that declares nothing), inside {@code idempotentBy} or not (the claim is taken once, and the
+ * backup is sent while the first attempt may be processed), or a
+ * {@link io.breakwater.idempotency.SideEffect#DEDUPLICATED_WRITE} outside {@code idempotentBy}. Its kind is
+ * {@link FailureKind#MISCONFIGURED}: the composition is wrong, and no retry can fix it.
+ *
+ * <p>Hedge a write only when the dependency deduplicates on the key sent with every attempt:
  *
  * <pre>{@code
- * payments.charge(order)
+ * payments.charge(order)                                                // sends Idempotency-Key with each attempt
  *     .transformDeferred(hedgedBy(policy))
- *     .transformDeferred(idempotentBy(key, store, Receipt.class))       // makes the second attempt safe
- *     .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE));
+ *     .transformDeferred(idempotentBy(key, store, Receipt.class))
+ *     .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE));
  * }</pre>
  */
 public final class UnsafeHedgeException extends RuntimeException implements BreakwaterException {
@@ -24,9 +28,10 @@ public final class UnsafeHedgeException extends RuntimeException implements Brea
 
   /** @param source the name of the hedge policy that refused */
   public UnsafeHedgeException(String source) {
-    super("Refusing to hedge '" + source + "': the call is declared NON_IDEMPOTENT_WRITE and holds no idempotency"
-        + " key, so a backup attempt could repeat its side effect. Wrap it in idempotentBy(..) outside hedgedBy, or"
-        + " declare sideEffect(IDEMPOTENT_WRITE) if the API deduplicates requests itself.");
+    super("Refusing to hedge '" + source + "': the call is a write that must not be sent twice, so a backup attempt"
+        + " could repeat its side effect while the first is processed (an idempotency claim does not stop that)."
+        + " Remove hedgedBy from writes, or, if the dependency deduplicates on the idempotency key sent with every"
+        + " attempt, declare sideEffect(DEDUPLICATED_WRITE) around idempotentBy(..).");
     this.source = source;
   }
 

@@ -1,5 +1,6 @@
 package io.breakwater.http;
 
+import io.breakwater.idempotency.IdempotencyContext;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.internal.ContextKeys;
 import java.nio.charset.StandardCharsets;
@@ -73,8 +74,13 @@ public final class IdempotencyKeyHeader {
    * Requests made outside {@code idempotentBy} are sent without the header.
    */
   public HttpClient sendOn(HttpClient client) {
-    return client.doOnRequest((request, connection) -> value(request.currentContextView())
-        .ifPresent(value -> request.header(name, value)));
+    return client.doOnRequest((request, connection) -> {
+      ContextView context = request.currentContextView();
+      value(context).ifPresent(value -> {
+        request.header(name, value);
+        IdempotencyContext.current(context).ifPresent(IdempotencyContext::markKeySent);
+      });
+    });
   }
 
   /** {@code key} with every byte outside visible ASCII, and {@code %}, percent-encoded. */

@@ -52,4 +52,16 @@ public interface IdempotencyContext {
 
   /** Whether the claim is still held and safe: not lost, not cancelled, and more than a third of the lease left. */
   boolean stillOwner();
+
+  /**
+   * Records that a request of this call went out carrying the idempotency key. {@link io.breakwater.http
+   * .IdempotencyKeyHeader} and {@code BreakwaterExchangeFilter} call it for you; call it from a client of your own
+   * when it sends the key. A {@link SideEffect#DEDUPLICATED_WRITE} is re-sent only after attempts that sent it.
+   */
+  default void markKeySent() {}
+
+  /** How many requests of this call were marked as carrying the key ({@link #markKeySent()}). */
+  default int keysSent() {
+    return 0;
+  }
 }

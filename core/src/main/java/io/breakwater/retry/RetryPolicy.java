@@ -1,11 +1,13 @@
 package io.breakwater.retry;
 
 import io.breakwater.failure.FailureClassifier;
+import io.breakwater.internal.retry.DependencyBudgets;
 import io.breakwater.internal.retry.RetryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
@@ -39,11 +41,13 @@ import reactor.core.scheduler.Schedulers;
  *       {@code retry-after-ms} is honoured as it is, even when shorter: it knows its own window</td></tr>
  *   <tr><td>{@code retryAfterCap}</td><td>60 s</td><td>the longest {@code Retry-After}/{@code retry-after-ms}
  *       honoured (and longest rate-limited wait)</td></tr>
- *   <tr><td>{@code minAttemptTime}</td><td>100 ms</td><td>no attempt starts with less time than this before the
+ *   <tr><td>{@code minAttemptTime}</td><td>100 ms</td><td>no retry starts with less time than this before the
  *       deadline</td></tr>
- *   <tr><td>{@code budget}</td><td>a new {@link RetryBudget#ofDefaults()} for this policy (15 % of calls, 10
- *       tokens); share one by passing the same instance to several policies</td><td>the dependency's token
- *       bucket</td></tr>
+ *   <tr><td>{@code minAttemptShare}</td><td>0.1</td><td>nor with less than this share of the deadline's whole
+ *       budget (1 s of a 10 s deadline): an attempt with less time than that rarely answers</td></tr>
+ *   <tr><td>{@code budget}</td><td>the dependency's: one {@link RetryBudget#ofDefaults()} (15 % of calls, 10
+ *       tokens) per {@code name}, shared by every policy of that name timed by the same scheduler, however often
+ *       the policy is built</td><td>the dependency's token bucket</td></tr>
  *   <tr><td>{@code classifier}</td><td>{@link FailureClassifier#defaults()}</td><td>maps failures to kinds</td></tr>
  *   <tr><td>{@code scheduler}</td><td>{@code Schedulers::parallel}</td><td>clock and timer for backoff sleeps
  *       when no deadline is in force (with one, the deadline's scheduler), resolved at subscription</td></tr>
@@ -52,7 +56,11 @@ import reactor.core.scheduler.Schedulers;
  *   <tr><td>{@code meterRegistry}</td><td>{@code Metrics.globalRegistry}</td><td>where metrics go</td></tr>
  * </table>
  *
- * <p>Immutable and thread-safe: build one per dependency and share it.
+ * <p>Immutable and thread-safe. Building one is cheap and registers nothing, so it may be built inline, per call:
+ * the retry budget belongs to the dependency it names, not to the policy object. Policies named alike share one
+ * budget, kept per scheduler (a test on its own {@code VirtualTimeScheduler} starts with fresh budgets); at most
+ * {@value io.breakwater.internal.retry.DependencyBudgets#MAX_NAMES} names per scheduler are kept, so name
+ * dependencies after services or tools, never after request data.
  */
 public final class RetryPolicy {
 
@@ -63,6 +71,7 @@ public final class RetryPolicy {
   public static final Duration DEFAULT_RATE_LIMITED_BASE = Duration.ofSeconds(5);
   public static final Duration DEFAULT_RETRY_AFTER_CAP = Duration.ofSeconds(60);
   public static final Duration DEFAULT_MIN_ATTEMPT_TIME = Duration.ofMillis(100);
+  public static final double DEFAULT_MIN_ATTEMPT_SHARE = 0.1;
 
   private final String name;
   private final int maxRetries;
@@ -71,9 +80,9 @@ public final class RetryPolicy {
   private final Duration rateLimitedBase;
   private final Duration retryAfterCap;
   private final Duration minAttemptTime;
-  private final RetryBudget budget;
-  /** Whether the budget was given rather than a default, so that {@link #toBuilder()} keeps it. */
-  private final boolean budgetGiven;
+  private final double minAttemptShare;
+  /** The budget given to the builder; {@code null}: the dependency's, by name and scheduler. */
+  private final @Nullable RetryBudget budget;
   private final FailureClassifier classifier;
   private final Supplier<Scheduler> scheduler;
   private final Supplier<? extends RandomGenerator> random;
@@ -87,18 +96,36 @@ public final class RetryPolicy {
     this.rateLimitedBase = b.rateLimitedBase;
     this.retryAfterCap = b.retryAfterCap;
     this.minAttemptTime = b.minAttemptTime;
-    this.budget = b.budget != null ? b.budget : RetryBudget.ofDefaults();
-    this.budgetGiven = b.budget != null;
+    this.minAttemptShare = b.minAttemptShare;
+    this.budget = b.budget;
     this.classifier = b.classifier;
     this.scheduler = b.scheduler;
     this.random = b.random;
     this.meterRegistry = b.meterRegistry;
-    RetryMetrics.registerBudgetGauge(name, budget, meterRegistry);
+    if (budget != null) {
+      RetryMetrics.registerGivenBudget(name, budget, meterRegistry);
+    }
   }
+
+  private static final RetryPolicy DEFAULTS = new Builder().build();
 
   /** The default policy: every setting at its default. */
   public static RetryPolicy ofDefaults() {
-    return builder().build();
+    return DEFAULTS;
+  }
+
+  /**
+   * The default policy for {@code dependency}, with {@code backoff}: what {@code retryWithBudget(dependency, backoff)}
+   * runs. Cheap enough to build per call; it draws on the dependency's budget.
+   */
+  public static RetryPolicy of(String dependency, Backoff backoff) {
+    Builder b = DEFAULTS.toBuilder();
+    b.name(dependency);
+    b.backoff = Objects.requireNonNull(backoff, "backoff");
+    if (b.name.isBlank()) {
+      throw new IllegalArgumentException("Retry policy name is blank: name it after the dependency it calls");
+    }
+    return new RetryPolicy(b);
   }
 
   public static Builder builder() {
@@ -115,7 +142,8 @@ public final class RetryPolicy {
     b.rateLimitedBase = rateLimitedBase;
     b.retryAfterCap = retryAfterCap;
     b.minAttemptTime = minAttemptTime;
-    b.budget = budgetGiven ? budget : null;
+    b.minAttemptShare = minAttemptShare;
+    b.budget = budget;
     b.classifier = classifier;
     b.scheduler = scheduler;
     b.random = random;
@@ -151,8 +179,26 @@ public final class RetryPolicy {
     return minAttemptTime;
   }
 
-  public RetryBudget budget() {
-    return budget;
+  /** No retry starts with less than this share of the deadline's whole budget left. */
+  public double minAttemptShare() {
+    return minAttemptShare;
+  }
+
+  /**
+   * The budget given to the builder; empty when the policy draws on its dependency's budget
+   * ({@link #budget(Scheduler)}).
+   */
+  public Optional<RetryBudget> budget() {
+    return Optional.ofNullable(budget);
+  }
+
+  /**
+   * The budget calls timed by {@code scheduler} draw on: the one given to the builder, else the dependency's, one per
+   * {@code name} and scheduler (made on first use).
+   */
+  public RetryBudget budget(Scheduler scheduler) {
+    RetryBudget given = budget;
+    return given != null ? given : DependencyBudgets.of(scheduler, name, meterRegistry);
   }
 
   public FailureClassifier classifier() {
@@ -174,7 +220,7 @@ public final class RetryPolicy {
 
   @Override
   public String toString() {
-    return "RetryPolicy{" + name + ", maxRetries=" + maxRetries + ", backoff=" + backoff + ", budget=" + budget + "}";
+    return "RetryPolicy{" + name + ", maxRetries=" + maxRetries + ", backoff=" + backoff + ", budget=" + (budget != null ? budget : "the dependency's") + "}";
   }
 
   /** Builds a {@link RetryPolicy}; {@link #build()} validates and says what to change. */
@@ -186,6 +232,7 @@ public final class RetryPolicy {
     private Duration rateLimitedBase = DEFAULT_RATE_LIMITED_BASE;
     private Duration retryAfterCap = DEFAULT_RETRY_AFTER_CAP;
     private Duration minAttemptTime = DEFAULT_MIN_ATTEMPT_TIME;
+    private double minAttemptShare = DEFAULT_MIN_ATTEMPT_SHARE;
     private @Nullable RetryBudget budget;
     private FailureClassifier classifier = FailureClassifier.defaults();
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
@@ -232,15 +279,29 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** No attempt starts with less than this left before the deadline. Default 100 ms. */
+    /**
+     * No retry starts with less than this left before the deadline (nor with less than
+     * {@link #minAttemptShare(double)} of the deadline's budget): the call ends at once with
+     * {@code DeadlineExceededException} instead. Default 100 ms.
+     */
     public Builder minAttemptTime(Duration minAttemptTime) {
       this.minAttemptTime = Objects.requireNonNull(minAttemptTime, "minAttemptTime");
       return this;
     }
 
     /**
-     * The dependency's retry budget; by default each built policy gets its own {@link RetryBudget#ofDefaults()}.
-     * Pass one instance to several policies to share it.
+     * No retry starts with less than this share of the deadline's whole budget left, in [0, 1): with the default
+     * 0.1, a 10 s task makes no attempt in its last second. 0 leaves {@link #minAttemptTime(Duration)} alone.
+     */
+    public Builder minAttemptShare(double share) {
+      this.minAttemptShare = share;
+      return this;
+    }
+
+    /**
+     * The dependency's retry budget; by default the dependency's own, one {@link RetryBudget#ofDefaults()} per
+     * {@link #name(String)} and scheduler, shared by every policy of that name. Give one to share it across names,
+     * to size it, or to share it across instances ({@code RedisRetryBudget}).
      */
     public Builder budget(RetryBudget budget) {
       this.budget = Objects.requireNonNull(budget, "budget");
@@ -280,6 +341,10 @@ public final class RetryPolicy {
       checkNotNegative("timeoutBase", timeoutBase);
       checkNotNegative("rateLimitedBase", rateLimitedBase);
       checkNotNegative("minAttemptTime", minAttemptTime);
+      if (!(minAttemptShare >= 0 && minAttemptShare < 1)) {
+        throw new IllegalArgumentException("minAttemptShare is " + minAttemptShare
+            + ": give a share of the deadline in [0, 1), e.g. 0.1, or 0 to rely on minAttemptTime alone");
+      }
       if (retryAfterCap.isNegative() || retryAfterCap.isZero()) {
         throw new IllegalArgumentException("retryAfterCap is " + retryAfterCap + ": give a positive duration");
       }

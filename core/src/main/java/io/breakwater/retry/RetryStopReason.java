@@ -26,7 +26,12 @@ public enum RetryStopReason {
   /** The failure can never succeed on retry (or was of an unknown kind and had its one retry already). */
   NON_RETRYABLE,
   /** The stream had already emitted items and no {@link StreamResume} was given, so a retry would duplicate them. */
-  ALREADY_EMITTED;
+  ALREADY_EMITTED,
+  /**
+   * The call is a write that must not be sent twice and the failure leaves open whether it was processed (a timeout,
+   * a 5xx, a connection lost after the request was written): see {@link io.breakwater.idempotency.SideEffect}.
+   */
+  WRITE_OUTCOME_UNKNOWN;
 
   /** The reason as a metric tag: lower case, e.g. {@code dependency_budget}. */
   public String tag() {
@@ -44,6 +49,7 @@ public enum RetryStopReason {
       case SHOULD_NOT_RETRY -> "the dependency answered x-should-retry: false";
       case NON_RETRYABLE -> "the failure is not retryable";
       case ALREADY_EMITTED -> "the stream already emitted items and cannot be resumed";
+      case WRITE_OUTCOME_UNKNOWN -> "the write may have been processed, so it is not sent again";
     };
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.idempotency.IdempotencyContext;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
@@ -76,13 +77,17 @@ class PipelineOrderTest {
   @Test
   void theKeyIsHeldAcrossRetriesSoADuplicateWaitsInsteadOfRunning() {
     AtomicInteger calls = new AtomicInteger();
-    Tool<Refund, String> refund = Tool.of(fx.descriptor("pay.refund").sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)
+    // a refund API that deduplicates on the key it is sent: retried after a 503 (a plain NON_IDEMPOTENT_WRITE is not)
+    Tool<Refund, String> refund = Tool.of(fx.descriptor("pay.refund").sideEffect(SideEffect.DEDUPLICATED_WRITE)
             .idempotency(IdempotencyPolicy.builder(IdempotencyStore.inMemory()).pollInterval(Duration.ofMillis(50))
                 .build())
             .singleTenant()
             .build(),
-        (Refund r) -> Mono.defer(() -> calls.incrementAndGet() == 1
-            ? Mono.error(new HttpStatusException(503)) : Mono.just("refunded " + r.order())), String.class);
+        (Refund r) -> Mono.deferContextual(ctx -> {
+          IdempotencyContext.current(ctx).ifPresent(IdempotencyContext::markKeySent);
+          return calls.incrementAndGet() == 1
+              ? Mono.error(new HttpStatusException(503)) : Mono.just("refunded " + r.order());
+        }), String.class);
     Refund r = new Refund("o-1", 500);
     StepVerifier.withVirtualTime(() -> Mono.zip(refund.call(r),
             Mono.delay(Duration.ofMillis(50)).then(refund.call(r)), (a, b) -> a + " / " + b))

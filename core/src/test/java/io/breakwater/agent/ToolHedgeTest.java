@@ -7,6 +7,8 @@ import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreakerRegistry;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.hedge.HedgePolicy;
+import io.breakwater.idempotency.IdempotencyPolicy;
+import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import java.time.Duration;
 import java.util.List;
@@ -88,7 +90,21 @@ class ToolHedgeTest {
     assertThatThrownBy(() -> fx.descriptor("payments.refund").sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)
             .retry(Fixtures.retry("payments.refund", 0).build()).hedge(hedge()).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("hedged without idempotency")
-        .hasMessageContaining(".idempotency(IdempotencyPolicy.of(store))");
+        .hasMessageContaining("NON_IDEMPOTENT_WRITE with .hedge(..)")
+        .hasMessageContaining("DEDUPLICATED_WRITE");
+  }
+
+  /** Issue 35: the claim is taken once, but a backup would be sent while the first may be processed. */
+  @Test
+  void aNonIdempotentWriteHedgedWithIdempotencyIsRefusedWhenBuiltToo() {
+    assertThatThrownBy(() -> fx.descriptor("payments.refund").sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)
+            .idempotency(IdempotencyPolicy.of(IdempotencyStore.inMemory())).singleTenant()
+            .hedge(hedge()).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotency or not")
+        .hasMessageContaining("DEDUPLICATED_WRITE");
+    assertThat(fx.descriptor("payments.refund").sideEffect(SideEffect.DEDUPLICATED_WRITE)
+        .idempotency(IdempotencyPolicy.of(IdempotencyStore.inMemory())).singleTenant()
+        .hedge(hedge()).build().hedge()).as("a deduplicated write may be hedged").isNotNull();
   }
 }

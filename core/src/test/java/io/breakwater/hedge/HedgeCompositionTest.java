@@ -94,15 +94,39 @@ class HedgeCompositionTest {
         .verify(VERIFY);
   }
 
+  /**
+   * Issue 35: the claim is taken once, but the backup would be sent while the first charge may be processed, so a
+   * dependency slower than the hedge delay would charge twice. Refused at subscription, declared or implied.
+   */
   @Test
-  void aNonIdempotentWriteInsideIdempotentByIsHedged() {
+  void aNonIdempotentWriteInsideIdempotentByIsRefusedBeforeAnyCharge() {
+    for (boolean declared : new boolean[] {true, false}) {
+      HedgePolicy policy = policy("payments", 1);
+      ScriptedDependency charge = answering(Duration.ofSeconds(10), Duration.ofMillis(100));
+      StepVerifier.withVirtualTime(() -> {
+            Mono<String> guarded = charge.call()
+                .transformDeferred(hedgedBy(policy))
+                .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", "order-42", 42),
+                    IdempotencyStore.inMemory(), String.class));
+            return declared ? guarded.transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)) : guarded;
+          })
+          .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(UnsafeHedgeException.class)
+              .hasMessageContaining("DEDUPLICATED_WRITE"))
+          .verify(VERIFY);
+      assertThat(charge.calls).as(declared ? "declared" : "undeclared inside idempotentBy").hasValue(0);
+    }
+  }
+
+  /** Issue 35: a write the dependency deduplicates on the key it receives may be hedged inside idempotentBy. */
+  @Test
+  void aDeduplicatedWriteInsideIdempotentByIsHedged() {
     HedgePolicy policy = policy("payments", 1);
     ScriptedDependency charge = answering(Duration.ofSeconds(10), Duration.ofMillis(100));
     StepVerifier.withVirtualTime(() -> charge.call()
             .transformDeferred(hedgedBy(policy))
             .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", "order-42", 42),
                 IdempotencyStore.inMemory(), String.class))
-            .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE)))
+            .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE)))
         .expectSubscription()
         .thenAwait(Duration.ofMillis(200))
         .expectNext("a1")

@@ -36,22 +36,57 @@ class HedgeDiscardTest {
     return policy;
   }
 
-  @Test
-  void aLoserThatKeepsSendingAfterTheRaceIsDecidedHasItsFramingAndItsLateItemsDiscarded() {
+  /** The primary sends framing, then loses to a hedge that answers at once. */
+  private StepVerifier.Step<String> primaryLosesHoldingFraming(TestPublisher<String> primary) {
     HedgePolicy policy = policy();
-    TestPublisher<String> primary = TestPublisher.createNoncompliant(TestPublisher.Violation.DEFER_CANCELLATION);
     List<Supplier<Flux<String>>> alternates = List.of(
         () -> Flux.just("meta:hedge", "token").concatWith(Flux.never()));
-    StepVerifier.withVirtualTime(() -> primary.flux().transformDeferred(hedgedBy(policy, IS_CONTENT, alternates)))
+    return StepVerifier.withVirtualTime(() -> primary.flux()
+            .transformDeferred(hedgedBy(policy, IS_CONTENT, alternates)))
         .expectSubscription()
         .then(() -> primary.next("meta:primary"))
         .thenAwait(DELAY)
-        .expectNext("meta:hedge", "token")
+        .expectNext("meta:hedge", "token");
+  }
+
+  @Test
+  void aLoserThatKeepsSendingAfterTheRaceIsDecidedHasItsFramingAndItsLateItemsDiscarded() {
+    TestPublisher<String> primary = TestPublisher.createNoncompliant(TestPublisher.Violation.DEFER_CANCELLATION);
+    primaryLosesHoldingFraming(primary)
         .then(() -> primary.next("late"))   // the primary ignores its cancellation
         .thenCancel()
         .verifyThenAssertThat(VERIFY)
         .hasDiscarded("meta:primary", "late")
         .hasNotDroppedElements();
+  }
+
+  @Test
+  void aLoserThatStopsWhenCancelledHasItsFramingDiscarded() {
+    TestPublisher<String> primary = TestPublisher.create();
+    primaryLosesHoldingFraming(primary)
+        .then(primary::assertCancelled)
+        .thenCancel()
+        .verifyThenAssertThat(VERIFY)
+        .hasDiscarded("meta:primary")
+        .hasNotDroppedElements();
+  }
+
+  @Test
+  void aCallerThatCancelsWhileAttemptsRaceHasTheirFramingDiscarded() {
+    HedgePolicy policy = policy();
+    TestPublisher<String> primary = TestPublisher.create();
+    TestPublisher<String> hedge = TestPublisher.create();
+    List<Supplier<Flux<String>>> alternates = List.of(hedge::flux);
+    StepVerifier.withVirtualTime(() -> primary.flux().transformDeferred(hedgedBy(policy, IS_CONTENT, alternates)))
+        .expectSubscription()
+        .then(() -> primary.next("meta:primary"))
+        .thenAwait(DELAY)
+        .then(() -> hedge.next("meta:hedge"))
+        .thenCancel()
+        .verifyThenAssertThat(VERIFY)
+        .hasDiscarded("meta:primary", "meta:hedge");
+    primary.assertCancelled();
+    hedge.assertCancelled();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.breakwater.idempotency;
 
 import static io.breakwater.Breakwater.idempotentBy;
+import static io.breakwater.Breakwater.sideEffect;
 import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.PublisherProbe;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -142,15 +144,54 @@ class IdempotentByTest {
   }
 
   @Test
-  void retryableFailureFreesTheKeySoARetryRuns() {
+  void retryableFailureOfAnIdempotentWriteFreesTheKeySoARetryRuns() {
     IdempotencyPolicy policy = policy().build();
     StepVerifier.create(Mono.<String>error(new HttpStatusException(503))
             .doOnSubscribe(s -> executions.incrementAndGet())
-            .transformDeferred(idempotentBy(key, policy, String.class)))
+            .transformDeferred(idempotentBy(key, policy, String.class))
+            .transformDeferred(sideEffect(SideEffect.IDEMPOTENT_WRITE)))
         .expectError(HttpStatusException.class)
         .verify();
 
     StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-2").verifyComplete();
+  }
+
+  /** Issue 35: a 503 leaves open whether the refund was made, so no duplicate makes it again. */
+  @Test
+  void aWriteThatFailedAfterItWasSentKeepsItsKeyAndDuplicatesAreToldItsOutcomeIsUnknown() {
+    IdempotencyPolicy policy = policy().build();
+    for (Throwable unknown : List.of(new HttpStatusException(503), new java.util.concurrent.TimeoutException(),
+        new java.io.IOException("Connection reset by peer"))) {
+      IdempotencyKey write = IdempotencyKey.explicit("payments.refund", "order-" + unknown.hashCode(), Map.of());
+      StepVerifier.create(Mono.<String>error(unknown)
+              .doOnSubscribe(s -> executions.incrementAndGet())
+              .transformDeferred(idempotentBy(write, policy, String.class)))
+          .expectErrorMatches(e -> e == unknown)
+          .verify();
+      StepVerifier.create(refund(Duration.ZERO).transformDeferred(idempotentBy(write, policy, String.class)))
+          .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(WriteOutcomeUnknownException.class)
+              .hasMessageContaining("may already have happened")
+              .satisfies(w -> assertThat(((WriteOutcomeUnknownException) w).failureKind())
+                  .isEqualTo(FailureKind.OUTCOME_UNKNOWN)))
+          .verify();
+    }
+    assertThat(executions).as("each refund sent once, never by a duplicate").hasValue(3);
+  }
+
+  /** Issue 35: a 429 or a connection never opened proves the write was not processed: the key is free again. */
+  @Test
+  void aWriteRefusedBeforeItWasProcessedFreesTheKey() {
+    IdempotencyPolicy policy = policy().build();
+    for (Throwable unsent : List.of(new HttpStatusException(429), new java.net.ConnectException("Connection refused"),
+        CircuitBreakerOpenException.open("payments", Duration.ofSeconds(30)))) {
+      IdempotencyKey write = IdempotencyKey.explicit("payments.refund", "order-" + unsent.hashCode(), Map.of());
+      StepVerifier.create(Mono.<String>error(unsent).transformDeferred(idempotentBy(write, policy, String.class)))
+          .expectErrorMatches(e -> e == unsent)
+          .verify();
+      StepVerifier.create(refund(Duration.ZERO).transformDeferred(idempotentBy(write, policy, String.class)))
+          .expectNextMatches(r -> r.startsWith("refund-"))
+          .verifyComplete();
+    }
   }
 
   @Test
@@ -199,7 +240,8 @@ class IdempotentByTest {
         CircuitBreakerOpenException.open("payments", Duration.ofSeconds(30)),
         new StepBudgetExhaustedException("plan-trip", 20),
         new AssertionError("a bug on our side"))) {
-      StepVerifier.create(Mono.<String>error(notAnAnswer).transformDeferred(idempotentBy(key, policy, String.class)))
+      StepVerifier.create(Mono.<String>error(notAnAnswer).transformDeferred(idempotentBy(key, policy, String.class))
+              .transformDeferred(sideEffect(SideEffect.IDEMPOTENT_WRITE)))
           .expectErrorMatches(e -> e == notAnAnswer)
           .verify();
     }
@@ -208,12 +250,54 @@ class IdempotentByTest {
   }
 
   @Test
-  void cancelledOwnerLeavesNoOrphanClaim() {
+  void cancelledOwnerOfAnIdempotentWriteLeavesNoOrphanClaim() {
     IdempotencyPolicy policy = policy().lease(Duration.ofMinutes(5)).failFastWhenInFlight().build();
-    Disposable owner = idempotentRefund(policy, Duration.ofSeconds(10)).subscribe();
+    Disposable owner = idempotentRefund(policy, Duration.ofSeconds(10))
+        .transformDeferred(sideEffect(SideEffect.IDEMPOTENT_WRITE)).subscribe();
     clock.advanceTimeBy(Duration.ofSeconds(1));
     owner.dispose();
 
+    StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
+  }
+
+  /**
+   * Issue 35: a refund cancelled (by its caller or a deadline) after it was sent may still be made by the dependency;
+   * its key is kept, so another caller, in this process or another, is told instead of refunding again.
+   */
+  @Test
+  void aWriteCancelledAfterItWasSentKeepsItsKeyForEveryDuplicate() {
+    IdempotencyPolicy policy = policy().lease(Duration.ofMinutes(5)).build();
+    AtomicInteger sent = new AtomicInteger();
+    Disposable owner = Mono.delay(Duration.ofSeconds(10), clock).map(x -> "refund")
+        .doOnSubscribe(s -> sent.incrementAndGet())
+        .transformDeferred(idempotentBy(key, policy, String.class))
+        .transformDeferred(withDeadline(DeadlineSpec.builder(Duration.ofSeconds(5)).scheduler(() -> clock).build()))
+        .subscribe(null, e -> { });
+    clock.advanceTimeBy(Duration.ofSeconds(6));
+    assertThat(owner.isDisposed()).as("the deadline ended it").isTrue();
+
+    StepVerifier.create(Mono.fromSupplier(() -> "refund-" + sent.incrementAndGet())
+            .transformDeferred(idempotentBy(key, policy, String.class)))
+        .expectError(WriteOutcomeUnknownException.class)
+        .verify();
+    assertThat(sent).as("sent once").hasValue(1);
+  }
+
+  /** Issue 35: cancelled before the write was subscribed, nothing was sent, and the key is free. */
+  @Test
+  void aWriteCancelledWhileItsClaimIsOnItsWayFreesTheKey() {
+    Sinks.One<IdempotencyStore.Claim> reply = Sinks.one();
+    IdempotencyStore slow = new DelegatingStore(store) {
+      @Override
+      public Mono<IdempotencyStore.Claim> claim(String k, String fingerprint, String owner, Duration lease) {
+        return store.claim(k, fingerprint, owner, lease).delayUntil(c -> reply.asMono());
+      }
+    };
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(slow).keySecret(SECRET).scheduler(() -> clock)
+        .meterRegistry(meters).build();
+    Disposable owner = idempotentRefund(policy, Duration.ZERO).subscribe();
+    owner.dispose();
+    reply.tryEmitValue(new IdempotencyStore.Acquired(false));
     StepVerifier.create(idempotentRefund(policy, Duration.ZERO)).expectNext("refund-1").verifyComplete();
   }
 

@@ -178,6 +178,17 @@ class ThrottledByTest {
   }
 
   @Test
+  void aStreamThatFailsWithAServerErrorIsCorrectedByTheLastUsageFigureItCarriedAsInTheRedisLimit() {
+    RateLimit rate = limit("anthropic").tokens(10_000, Duration.ofMinutes(1)).build();
+    TestPublisher<Reply> stream = TestPublisher.create();
+    stream.flux().transformDeferred(throttledBy(rate, CallWeight.tokens(2_000, Reply::tokens))).subscribe(r -> { },
+        e -> { });
+    stream.next(new Reply(300, Map.of()));
+    stream.error(new HttpStatusException(500));
+    assertThat(rate.availableTokens()).as("charged the 300 tokens it used, not its estimate").isEqualTo(9_700);
+  }
+
+  @Test
   void aFailedCallKeepsItsEstimateAndACallRefusedBeforeTheWireGivesItsPermitsBack() {
     RateLimit rate = limit("openai").requests(10, Duration.ofMinutes(1)).tokens(10_000, Duration.ofMinutes(1))
         .build();

@@ -224,17 +224,24 @@ class RetryBudgetsTest {
         .as("a policy sharing the reported budget keeps its gauge").isSameAs(gauge);
   }
 
-  /** Issue 17: no hidden global state; sharing a budget is explicit. */
+  /** Issue 35: a budget belongs to the dependency, per scheduler; a given one is used as it is. */
   @Test
-  void aPolicyWithoutABudgetGetsItsOwnAndSharingIsExplicit() {
+  void policiesOfOneNameShareTheDependencysBudgetOnOneSchedulerAndAGivenBudgetIsKept() {
+    VirtualTimeScheduler one = VirtualTimeScheduler.create();
+    VirtualTimeScheduler other = VirtualTimeScheduler.create();
     RetryPolicy a = RetryPolicy.builder().name("hotels").build();
     RetryPolicy b = RetryPolicy.builder().name("hotels").maxRetries(1).build();
-    assertThat(b.budget()).as("same name, still its own bucket").isNotSameAs(a.budget());
+    assertThat(a.budget()).as("no budget given").isEmpty();
+    assertThat(b.budget(one)).as("same name, same scheduler: one budget").isSameAs(a.budget(one));
+    assertThat(b.budget(other)).as("another scheduler (another test's virtual clock): another budget")
+        .isNotSameAs(a.budget(one));
+    assertThat(RetryPolicy.builder().name("cars").build().budget(one)).as("another dependency")
+        .isNotSameAs(a.budget(one));
     RetryBudget shared = RetryBudget.ofDefaults();
     RetryPolicy search = RetryPolicy.builder().name("hotels").budget(shared).build();
     RetryPolicy book = RetryPolicy.builder().name("hotels").maxRetries(1).budget(shared).build();
-    assertThat(book.budget()).isSameAs(search.budget()).isSameAs(shared);
-    assertThat(search.toBuilder().name("x").build().budget()).as("toBuilder keeps a given budget").isSameAs(shared);
+    assertThat(book.budget(one)).isSameAs(search.budget(other)).isSameAs(shared);
+    assertThat(search.toBuilder().name("x").build().budget()).as("toBuilder keeps a given budget").contains(shared);
   }
 
   /**
@@ -336,7 +343,7 @@ class RetryBudgetsTest {
       attempts.incrementAndGet();
       return Mono.<String>error(new HttpStatusException(503));
     });
-    RetryPolicy timed = policy.toBuilder().budget(policy.budget()).scheduler(() -> vts).build();
+    RetryPolicy timed = policy.toBuilder().scheduler(() -> vts).build();
     Flux.interval(Duration.ZERO, Duration.ofNanos(1_000_000_000L / rate), vts).take(calls)
         .flatMap(i -> failing.transformDeferred(retryWithBudget(timed)).onErrorResume(e -> Mono.empty()),
             Integer.MAX_VALUE)

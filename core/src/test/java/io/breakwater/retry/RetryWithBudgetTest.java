@@ -4,6 +4,7 @@ import static io.breakwater.Breakwater.retryWithBudget;
 import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
@@ -215,10 +216,10 @@ class RetryWithBudgetTest {
             .transformDeferred(retryWithBudget(fixedPolicy().build()))
             .transformDeferred(withDeadline(Duration.ofSeconds(10))))
         .expectErrorSatisfies(e -> {
-          RetryExhaustedException x = (RetryExhaustedException) e;
-          assertThat(x.reason()).isEqualTo(RetryStopReason.RETRY_AFTER_BEYOND_DEADLINE);
-          assertThat(x.getCause()).isSameAs(throttled);
-          assertThat(x.attempts()).hasSize(1);
+          assertThat(e).as("the deadline ends the call: a TimeoutException").isInstanceOf(DeadlineExceededException.class)
+              .isInstanceOf(java.util.concurrent.TimeoutException.class)
+              .hasMessageContaining("Retry-After asks to wait past the deadline");
+          assertThat(e.getSuppressed()).as("the attempts' failures").containsExactly(throttled);
         })
         .verify(VERIFY);
     assertThat(calls.count).hasValue(1);
@@ -231,7 +232,7 @@ class RetryWithBudgetTest {
             .transformDeferred(retryWithBudget(fixedPolicy().backoff(Backoff.fixed(Duration.ofSeconds(5))).build()))
             .transformDeferred(withDeadline(Duration.ofSeconds(1))))
         .expectErrorSatisfies(e -> {
-          assertThat(((RetryExhaustedException) e).reason()).isEqualTo(RetryStopReason.DEADLINE);
+          assertThat(e).isInstanceOf(DeadlineExceededException.class).hasMessageContaining("gave up after 1 attempt");
           assertThat(Schedulers.parallel().now(TimeUnit.MILLISECONDS)).as("virtual time at the error")
               .isLessThanOrEqualTo(1_000L);
         })
@@ -261,12 +262,12 @@ class RetryWithBudgetTest {
     Calls calls = Calls.failing(status(503));
     StepVerifier.withVirtualTime(() -> calls.mono()
             .transformDeferred(retryWithBudget(fixedPolicy().maxRetries(20)
-                .minAttemptTime(Duration.ofMillis(minAttemptMillis)).build()))
+                .minAttemptTime(Duration.ofMillis(minAttemptMillis)).minAttemptShare(0).build()))
             .transformDeferred(withDeadline(Duration.ofMillis(900))))
         .expectSubscription()
         .thenAwait(Duration.ofMillis(900))
-        .expectErrorSatisfies(e -> assertThat(((RetryExhaustedException) e).reason())
-            .isEqualTo(RetryStopReason.DEADLINE))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(DeadlineExceededException.class)
+            .hasMessageContaining("would not start with at least " + minAttemptMillis + "ms left"))
         .verify(VERIFY);
     return calls.startedAtMillis;
   }
@@ -284,8 +285,9 @@ class RetryWithBudgetTest {
 
   @Test
   void eachAttemptGetsItsOwnCallBudgetAndTheLastStopsBeforeTheDeadline() {
-    // 10 s task, per-call 0.6 × remaining, 100 ms backoff: attempts at 0, 6.1, 8.54 and 9.516 s time out at 6,
-    // 8.44, 9.416 and 9.8064 s; then 193.6 ms are left, less than the 100 ms delay + 100 ms minimum attempt.
+    // 10 s task, per-call 0.6 × remaining, 100 ms backoff: attempts at 0, 6.1 and 8.54 s time out at 6, 8.44 and
+    // 9.416 s; then 584 ms are left, less than the 100 ms delay + the useful minimum (a tenth of 10 s): no attempt
+    // is made with 194 ms left, and the caller gets the deadline's TimeoutException with the three timeouts.
     StepVerifier.withVirtualTime(() -> Mono.never()
             .transformDeferred(io.breakwater.Breakwater.perCallTimeout())
             .transformDeferred(retryWithBudget(fixedPolicy().maxRetries(10).build()))
@@ -293,11 +295,11 @@ class RetryWithBudgetTest {
         .expectSubscription()
         .thenAwait(Duration.ofSeconds(10))
         .expectErrorSatisfies(e -> {
-          RetryExhaustedException x = (RetryExhaustedException) e;
-          assertThat(x.reason()).isEqualTo(RetryStopReason.DEADLINE);
-          assertThat(x.attempts()).extracting(RetryAttempt::kind).containsOnly(FailureKind.TIMEOUT).hasSize(4);
-          assertThat(x.attempts()).extracting(a -> a.failedAt().toEpochMilli())
-              .containsExactly(6_000L, 8_440L, 9_416L, 9_806L);
+          assertThat(e).isInstanceOf(DeadlineExceededException.class)
+              .hasMessageContaining("gave up after 3 attempts: the next attempt would not start with at least 1s left");
+          assertThat(e.getSuppressed()).hasSize(3).allMatch(CallTimeoutException.class::isInstance);
+          assertThat(Schedulers.parallel().now(TimeUnit.MILLISECONDS)).as("ended at the third timeout")
+              .isEqualTo(9_416L);
         })
         .verify(VERIFY);
   }

@@ -122,8 +122,8 @@ class StreamRetryTest {
     StepVerifier.withVirtualTime(() -> Flux.error(status(503))
             .transformDeferred(retryWithBudget(fixedPolicy().backoff(Backoff.fixed(Duration.ofSeconds(3))).build()))
             .transformDeferred(withDeadline(Duration.ofSeconds(2))))
-        .expectErrorSatisfies(e -> assertThat(((RetryExhaustedException) e).reason())
-            .isEqualTo(RetryStopReason.DEADLINE))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(io.breakwater.deadline.DeadlineExceededException.class)
+            .hasMessageContaining("gave up after 1 attempt"))
         .verify(VERIFY);
   }
 

@@ -47,8 +47,8 @@ class UnsafeRetryTest {
   }
 
   @Test
-  void nonIdempotentWriteHoldingAnIdempotencyKeyIsRetried() {
-    Calls charge = new Calls(status(503));
+  void nonIdempotentWriteHoldingAnIdempotencyKeyIsRetriedAfterARefusalThatProvesItWasNotProcessed() {
+    Calls charge = new Calls(new java.net.ConnectException("Connection refused"));
     StepVerifier.withVirtualTime(() -> charge.mono()
             .transformDeferred(retryWithBudget(fixedPolicy().build()))
             .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", "order-42", 42),

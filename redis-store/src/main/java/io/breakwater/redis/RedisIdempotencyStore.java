@@ -83,7 +83,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
   private final Duration operationTimeout;
   private final @Nullable BatchOptions durability;
   private final int replicasToWaitFor;
-  private final ConcurrentMap<String, Sinks.Empty<Void>> waiters = new ConcurrentHashMap<>();
+  private final ConcurrentMap<String, Registration> waiters = new ConcurrentHashMap<>();
   private final Disposable subscription;
 
   private RedisIdempotencyStore(Builder b) {
@@ -216,15 +216,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
    * Waiters of one key in this process share one registration. The first registers here and then marks the record as
    * awaited while reading its state (one round trip), so that a completion between the waiters' last claim and this
    * call is never missed: it either came before the mark (the state says so) or publishes because of it. The ones
-   * that join while it is registered are woken with it, at no cost in round trips.
+   * that join while it is registered are woken with it, at no cost in round trips. A registration goes when its last
+   * waiter leaves (a waiter polls, and leaves when the poll comes first), so that a record gone without a publish (a
+   * crashed owner's, expired) holds no registration: the next waiter registers again, on the record there now.
    */
   @Override
   public Mono<Void> changed(String key) {
     return Mono.defer(() -> {
       boolean[] first = new boolean[1];
-      Sinks.Empty<Void> sink = waiters.computeIfAbsent(key, k -> {
-        first[0] = true;
-        return Sinks.empty();
+      Registration registration = waiters.compute(key, (k, r) -> {
+        Registration joined = r;
+        if (joined == null) {
+          first[0] = true;
+          joined = new Registration();
+        }
+        joined.waiting++;
+        return joined;
       });
       if (first[0]) {
         bounded(this.<String>eval(redisKey(key), WAIT, RScript.ReturnType.VALUE))
@@ -234,15 +241,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore, AutoClosea
               }
             }, error -> signal(key));
       }
-      return sink.asMono();
+      return registration.woken.asMono().doFinally(signal -> waiters.computeIfPresent(key,
+          (k, r) -> r == registration && --r.waiting == 0 ? null : r));
     });
   }
 
   private void signal(String key) {
-    Sinks.Empty<Void> sink = waiters.remove(key);
-    if (sink != null) {
-      sink.tryEmitEmpty();
+    Registration registration = waiters.remove(key);
+    if (registration != null) {
+      registration.woken.tryEmitEmpty();
     }
+  }
+
+  /** The waiters of one key in this process; {@code waiting} is changed only inside the map's atomic steps. */
+  private static final class Registration {
+    final Sinks.Empty<Void> woken = Sinks.empty();
+    int waiting;
   }
 
   /**

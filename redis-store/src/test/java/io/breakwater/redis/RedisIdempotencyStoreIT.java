@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
@@ -264,6 +265,31 @@ class RedisIdempotencyStoreIT {
     } finally {
       other.close();
     }
+  }
+
+  /**
+   * A crashed owner's record expires without a PUBLISH. Its waiters stop waiting (they poll); a waiter that comes
+   * later registers afresh on the next owner's record, so that owner's completion still wakes it.
+   */
+  @Test
+  void aWaiterAfterAnExpiredUnpublishedRecordIsToldOfTheNextOwnersCompletion() {
+    store.claim("k", "fp", "crashed", Duration.ofMillis(300)).block();
+    Disposable polled = store.changed("k").subscribe();
+    awaitRegistration("k");
+    for (int i = 0; i < 100 && !redis.command("EXISTS", "bw:idem:{k}").contains("0"); i++) {
+      LockSupport.parkNanos(20_000_000L);   // the lease runs out in Redis: the record is gone, nothing published
+    }
+    polled.dispose();   // the waiter polls and leaves
+
+    assertThat(store.claim("k", "fp", "next", Duration.ofSeconds(30)).block()).isEqualTo(new Acquired(false));
+    AtomicInteger woken = new AtomicInteger();
+    store.changed("k").subscribe(null, null, woken::incrementAndGet);
+    awaitRegistration("k");
+    assertThat(store.complete("k", "next", Outcome.success("1"), Duration.ofHours(1)).block()).isTrue();
+    for (int i = 0; i < 100 && woken.get() == 0; i++) {
+      LockSupport.parkNanos(20_000_000L);
+    }
+    assertThat(woken).as("the later waiter, told of the next owner's completion").hasValue(1);
   }
 
   /** The waiter's registration (a script) has reached Redis: the record names that someone waits. */

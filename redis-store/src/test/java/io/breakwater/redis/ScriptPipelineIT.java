@@ -7,6 +7,7 @@ import io.breakwater.internal.redis.ScriptPipeline;
 import io.breakwater.redis.testing.RedisCluster;
 import io.breakwater.redis.testing.RedisProcess;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,6 +67,29 @@ class ScriptPipelineIT {
     assertThat(pipeline.sends()).as("sends for %d concurrent scripts", calls).isLessThan(calls / 4).isPositive();
     assertThat(redis.command("GET", "k0")).isEqualTo("1");
     assertThat(redis.command("GET", "k" + (calls - 1))).isEqualTo("1");
+  }
+
+  /**
+   * A script whose caller left while it waited for a place (cancelled, or timed out as a store bounds its calls) is
+   * never sent: a claim sent after its caller was told it failed would hold the key for a lease.
+   */
+  @Test
+  void aScriptWhoseCallerLeftWhileItWaitedForAPlaceIsNeverSent() {
+    LuaScript slow = LuaScript.of("local t = redis.call('TIME') local start = t[1] * 1000000 + t[2] "
+        + "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= 100000 "
+        + "return redis.call('INCR', KEYS[1])");
+    assertThat(slow.<Long>run(pipeline, "warm", RScript.ReturnType.LONG).block(Duration.ofSeconds(5))).isOne();
+    assertThat(echo(-1, "warm").block(Duration.ofSeconds(5))).containsExactly("k-1", "warm", 1L);
+    List<Mono<Long>> holding = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {   // every place taken, each send held 100 ms by Redis
+      holding.add(slow.<Long>run(pipeline, "slow" + i, RScript.ReturnType.LONG).cache());
+      holding.get(i).subscribe();
+    }
+    echo(0, "gave up").subscribe().dispose();   // queued behind them; its caller leaves (a timeout cancels alike)
+    Flux.merge(holding).blockLast(Duration.ofSeconds(10));
+    assertThat(echo(1, "after").block(Duration.ofSeconds(5))).containsExactly("k1", "after", 1L);
+
+    assertThat(redis.command("EXISTS", "k0")).as("runs of the script whose caller left").isEqualTo("0");
   }
 
   @Test
@@ -280,7 +304,7 @@ class ScriptPipelineIT {
   /** {@code n} keys whose slots master {@code node} of {@code cluster} serves (slots split evenly, in order). */
   private static List<String> keysServedBy(RedisCluster cluster, int node, int n) {
     int masters = cluster.nodes().size();
-    List<String> keys = new java.util.ArrayList<>();
+    List<String> keys = new ArrayList<>();
     for (int i = 0; keys.size() < n; i++) {
       String key = "n" + node + "-" + i;
       int slot = Integer.parseInt(cluster.nodes().get(node).command("CLUSTER", "KEYSLOT", key).trim());

@@ -51,7 +51,7 @@ public final class RetryPolicies {
   /** The retry budgets of the policies configured or used so far, by policy name. */
   public Map<String, RetryBudget> budgets() {
     Map<String, RetryBudget> budgets = new TreeMap<>();
-    policies.forEach((name, policy) -> budgets.put(name, policy.budget()));
+    policies.forEach((name, policy) -> budgets.put(name, policy.budget(policy.scheduler().get())));
     return budgets;
   }
 }

@@ -97,19 +97,19 @@ class ConfiguredApplicationIT {
     assertThat(weather.maxRetries()).isEqualTo(2);
     assertThat(weather.rateLimitedBase()).isEqualTo(Duration.ofMillis(100));
     assertThat(weather.backoff()).hasToString("fixed(PT0.05S)");
-    assertThat(weather.budget()).hasToString("RetryBudget.ratio(0.5, 20.0/s, capacity 200)");
+    assertThat(weather.budget().orElseThrow()).hasToString("RetryBudget.ratio(0.5, 20.0/s, capacity 200)");
 
     RetryPolicy flights = policies.policy("flights");
     assertThat(flights.maxRetries()).as("from the defaults").isEqualTo(1);
     assertThat(flights.backoff()).hasToString("exponential(PT0.1S, PT2S, 0.1)");
     assertThat(flights.timeoutBase()).isZero();
-    assertThat(flights.budget()).as("the budget it names").hasToString("RetryBudget.ratio(0.2, 5.0/s, capacity 50)");
+    assertThat(flights.budget().orElseThrow()).as("the budget it names").hasToString("RetryBudget.ratio(0.2, 5.0/s, capacity 50)");
 
     RetryPolicy other = policies.policy("unconfigured");
     assertThat(other.name()).isEqualTo("unconfigured");
     assertThat(other.maxRetries()).isEqualTo(1);
-    assertThat(other.budget()).as("a budget of its own, not the JVM-wide default").isNotSameAs(
-        RetryPolicy.builder().name("unconfigured").build().budget());
+    assertThat(other.budget().orElseThrow()).as("a budget of its own, not the JVM-wide default").isNotSameAs(
+        RetryPolicy.builder().name("unconfigured").build().budget(reactor.core.scheduler.Schedulers.parallel()));
     assertThat(policies.policy("unconfigured")).isSameAs(other);
   }
 
@@ -186,6 +186,16 @@ class ConfiguredApplicationIT {
     web.get().uri("/slow").header(DeadlineHeader.DEFAULT_NAME, "300m").exchange()
         .expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT)
         .expectBody(String.class).value(body -> assertThat(body).contains("inbound Breakwater-Timeout"));
+  }
+
+  /** Issue 35: the retries inside the handler give up for the deadline: that is a timeout, answered 504, not 500. */
+  @Test
+  void aStalledUpstreamUnderAnInboundDeadlineIsAnswered504() {
+    long start = System.nanoTime();
+    web.get().uri("/forecast/stalled").header(DeadlineHeader.DEFAULT_NAME, "3S").exchange()
+        .expectStatus().isEqualTo(HttpStatus.GATEWAY_TIMEOUT);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("by the 3 s deadline")
+        .isLessThan(Duration.ofMillis(3_500));
   }
 
   @Test

@@ -134,8 +134,8 @@ class RedisAutoConfigurationIT {
   @Test
   void breakersAndBudgetsConfiguredAsSharedUseRedis() {
     assertThat(breakers.breaker("weather.forecast").stateStore()).isInstanceOf(RedisBreakerStateStore.class);
-    assertThat(policies.policy("weather").budget()).isInstanceOf(RedisRetryBudget.class);
-    assertThat(policies.policy("other").budget()).as("not configured as shared")
+    assertThat(policies.policy("weather").budget().orElseThrow()).isInstanceOf(RedisRetryBudget.class);
+    assertThat(policies.policy("other").budget().orElseThrow()).as("not configured as shared")
         .isNotInstanceOf(RedisRetryBudget.class);
   }
 

@@ -72,6 +72,10 @@ public final class FailureAdvice {
             + " again with the same arguments");
         avoid.add("changing the arguments to get around it");
       }
+      case OUTCOME_UNKNOWN -> {
+        next.add("tell the user that " + tool + " may already have done this, and that it must be checked");
+        avoid.add("calling " + tool + " again with the same arguments");
+      }
       case DEADLINE_EXCEEDED, BUDGET_EXHAUSTED -> {
         next.add("answer now with what you have");
         avoid.add("calling more tools");

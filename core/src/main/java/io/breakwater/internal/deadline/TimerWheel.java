@@ -4,6 +4,8 @@ import io.breakwater.internal.Saturating;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -20,8 +22,9 @@ import reactor.core.scheduler.Scheduler;
  * timers of several rounds). A slot that holds timers has one task on the scheduler, at the earliest instant among
  * them, exactly: under {@code VirtualTimeScheduler} a timer fires at the very nanosecond it was filed for. When the
  * task runs it takes out every timer whose instant has come, schedules itself again at the earliest instant left,
- * and fires the timers it took, in the order they were filed, without holding any lock. A timer cancelled before its
- * instant is unlinked at once. A slot that a cancellation leaves empty keeps its task (without holding it): the
+ * and fires the timers it took, in the order they were filed, without holding any lock; if the scheduler refuses that
+ * next task without being disposed (a bounded scheduler at its capacity), the wheel's next filing, in any slot, asks
+ * for it again. A timer cancelled before its instant is unlinked at once. A slot that a cancellation leaves empty keeps its task (without holding it): the
  * timers filed next in that slot for a later instant ride on it, so that one call after another arms and cancels
  * its timer with a few pointer writes under the wheel's lock and never touches the scheduler. The kept task runs at
  * its instant, finds nothing due, and is gone: once every timer is cancelled, the scheduler holds at most one task
@@ -35,8 +38,9 @@ import reactor.core.scheduler.Scheduler;
  * <p>Wheels are per thread and per scheduler: {@link #of(Scheduler)} gives the wheel of the calling thread for that
  * scheduler, so calls armed on different threads never contend for a wheel's lock (a timer may still be cancelled or
  * fired from any thread). A thread keeps at most {@value #WHEELS_PER_THREAD} wheels; a wheel holds its scheduler only
- * weakly, and holds nothing at all while idle, so neither a wheel nor a thread keeps a disposed scheduler (a test's
- * {@code VirtualTimeScheduler}) alive. There is no state shared by the whole JVM.
+ * weakly, and nothing of it once its tasks, kept ones included, have run. A wheel whose scheduler was disposed before
+ * its kept tasks ran is dropped the next time its thread takes a wheel for another scheduler, so a thread does not
+ * keep a disposed scheduler (a test's {@code VirtualTimeScheduler}) alive. There is no state shared by the whole JVM.
  */
 public final class TimerWheel {
 
@@ -76,6 +80,8 @@ public final class TimerWheel {
 
   private final WeakReference<Scheduler> scheduler;
   private final Slot[] slots = new Slot[SLOTS];
+  /** Slots holding timers whose next task the scheduler refused while not disposed; guarded by {@code this}. */
+  private final List<Slot> refused = new ArrayList<>();
 
   private TimerWheel(Scheduler scheduler) {
     this.scheduler = new WeakReference<>(scheduler);
@@ -96,12 +102,32 @@ public final class TimerWheel {
     if (i < wheels.length && wheels[i] != null) {
       wheel = wheels[i];
     } else {
+      i = dropDisposed(wheels, i);
       wheel = new TimerWheel(scheduler);
       i = Math.min(i, wheels.length - 1);   // full: the least recently used wheel is dropped; its timers still fire
     }
     System.arraycopy(wheels, 0, wheels, 1, i);
     wheels[0] = wheel;
     return wheel;
+  }
+
+  /**
+   * Drops the first {@code n} wheels whose scheduler is gone or disposed (a kept task's {@link Disposable} holds its
+   * scheduler until it runs, and a disposed scheduler runs nothing); returns how many are left, moved to the front.
+   */
+  private static int dropDisposed(TimerWheel[] wheels, int n) {
+    int kept = 0;
+    for (int j = 0; j < n; j++) {
+      TimerWheel w = wheels[j];
+      Scheduler s = w == null ? null : w.scheduler.get();
+      if (s != null && !s.isDisposed()) {
+        wheels[kept++] = wheels[j];
+      }
+    }
+    for (int j = kept; j < n; j++) {
+      wheels[j] = null;
+    }
+    return kept;
   }
 
   /**
@@ -115,8 +141,24 @@ public final class TimerWheel {
    */
   public void file(Timer timer, long at, Scheduler scheduler) {
     Start start;
+    List<Start> retries = null;
     synchronized (this) {
       start = slot(at).fileLocked(timer, at);
+      if (!refused.isEmpty()) {
+        retries = new ArrayList<>(refused.size());
+        for (Slot slot : refused) {
+          Start retry = slot.restartLocked();
+          if (retry != null) {
+            retries.add(retry);
+          }
+        }
+        refused.clear();
+      }
+    }
+    if (retries != null) {
+      for (Start retry : retries) {
+        retry.slot().startOrRefuse(retry, scheduler);
+      }
     }
     if (start != null) {
       try {
@@ -145,6 +187,15 @@ public final class TimerWheel {
     }
     if (stale != null) {
       stale.dispose();
+    }
+  }
+
+  /** A slot's next task was refused by a scheduler that is not disposed: the next filing asks for it again. */
+  void refused(Slot slot) {
+    synchronized (this) {
+      if (!refused.contains(slot)) {
+        refused.add(slot);
+      }
     }
   }
 
@@ -208,6 +259,7 @@ public final class TimerWheel {
   static final class Slot {
     /** The wheel's lock. */
     final Object lock;
+    final TimerWheel wheel;
     // All guarded by lock.
     @Nullable private Timer head;
     @Nullable private Timer tail;
@@ -217,8 +269,38 @@ public final class TimerWheel {
     private long generation;
     @Nullable private Disposable task;
 
-    Slot(Object lock) {
-      this.lock = lock;
+    Slot(TimerWheel wheel) {
+      this.lock = wheel;
+      this.wheel = wheel;
+    }
+
+    /**
+     * Asks again for the task of a slot whose task the scheduler refused, if it still holds timers and has no task;
+     * the caller holds the wheel's lock.
+     */
+    @Nullable
+    Start restartLocked() {
+      if (taskAt != NONE || head == null) {
+        return null;
+      }
+      long earliest = NONE;
+      for (Timer t = head; t != null; t = t.next) {
+        earliest = Math.min(earliest, t.at);
+      }
+      taskAt = earliest;
+      return new Start(this, ++generation, earliest);
+    }
+
+    /** Starts {@code next}; a refusal by a scheduler that is not disposed leaves the slot to the wheel's next filing. */
+    void startOrRefuse(Start next, Scheduler scheduler) {
+      try {
+        next.run(scheduler);
+      } catch (RejectedExecutionException rejected) {
+        // A disposed scheduler: the timers left on it die with it, as its own tasks do.
+        if (!scheduler.isDisposed()) {
+          wheel.refused(this);
+        }
+      }
     }
 
     /**
@@ -269,9 +351,9 @@ public final class TimerWheel {
      * Unlinks {@code timer}, which is over (its call ended or was cancelled), if it is still filed here; the caller
      * holds the wheel's lock. A slot left empty by a {@code near} timer keeps its task: the next timer filed here for
      * an instant no earlier than that task's rides on it, so that arming and cancelling one call after another costs
-     * no scheduling and no disposal. The kept task fires nothing at its instant (nothing is due), and is gone from the
-     * scheduler from then on. While the slot is empty it forgets the task's {@link Disposable}, so that an idle wheel
-     * holds nothing of the scheduler. A slot left empty by a timer that is not near returns its task, to dispose once
+     * no scheduling and no disposal; one filed for an earlier instant disposes it as it schedules its own, so that the
+     * slot never has more than one task. The kept task fires nothing at its instant (nothing is due), and is gone from
+     * the scheduler from then on, and from the slot too. A slot left empty by a timer that is not near returns its task, to dispose once
      * the caller has released its locks, as {@link #unfileLocked} does.
      */
     @Nullable
@@ -283,9 +365,6 @@ public final class TimerWheel {
         return unfileLocked(timer);
       }
       unlink(timer);
-      if (head == null) {
-        task = null;
-      }
       return null;
     }
 
@@ -336,7 +415,7 @@ public final class TimerWheel {
       synchronized (lock) {
         if (generation == g) {
           superseded = task;
-          task = head == null ? null : scheduled;   // emptied meanwhile: kept, but not held (see cancel)
+          task = scheduled;
         }
       }
       if (superseded != null) {
@@ -383,11 +462,7 @@ public final class TimerWheel {
       }
       Throwable failure = null;
       if (next != null) {
-        try {
-          next.run(scheduler);
-        } catch (RejectedExecutionException rejected) {
-          // The scheduler is being disposed: the timers left on it die with it, as its own tasks do.
-        }
+        startOrRefuse(next, scheduler);
       }
       for (Timer t = expired; t != null; ) {
         Timer following = t.nextExpired;   // read first: t may be filed and taken out again while it fires

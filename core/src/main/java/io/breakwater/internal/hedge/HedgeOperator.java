@@ -56,6 +56,18 @@ public final class HedgeOperator<T> implements Function<Publisher<T>, Publisher<
     return Lift.apply(source, "hedgedBy", this);
   }
 
+  /**
+   * Whether a backup attempt could repeat a side effect: a {@code NON_IDEMPOTENT_WRITE} (declared, or undeclared
+   * inside {@code idempotentBy}), whose second send runs while the first may be processed, claim or not; or a
+   * {@code DEDUPLICATED_WRITE} without the idempotency key that the dependency deduplicates on.
+   */
+  private static boolean unsafe(ContextView ctx) {
+    Object declared = ctx.getOrDefault(ContextKeys.SIDE_EFFECT, null);
+    boolean keyed = ctx.hasKey(ContextKeys.IDEMPOTENCY_KEY);
+    return declared == SideEffect.NON_IDEMPOTENT_WRITE || (declared == null && keyed)
+        || (declared == SideEffect.DEDUPLICATED_WRITE && !keyed);
+  }
+
   @Override
   public void subscribe(Publisher<? extends T> source, CoreSubscriber<? super T> actual, boolean mono) {
     ContextView ctx = actual.currentContext();
@@ -64,8 +76,7 @@ public final class HedgeOperator<T> implements Function<Publisher<T>, Publisher<
       Lift.subscribeUpstream(source, actual);
       return;
     }
-    if (ctx.getOrDefault(ContextKeys.SIDE_EFFECT, null) == SideEffect.NON_IDEMPOTENT_WRITE
-        && !ctx.hasKey(ContextKeys.IDEMPOTENCY_KEY)) {
+    if (unsafe(ctx)) {
       Operators.error(actual, new UnsafeHedgeException(policy.name()));
       return;
     }

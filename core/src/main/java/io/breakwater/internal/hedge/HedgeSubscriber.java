@@ -310,8 +310,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     if (losers > 0) {
       policy.metrics.cancelled.increment(losers);
     }
-    head = attempt.prefix;
-    attempt.prefix = null;
+    head = attempt.takePrefix();
     content = value;
     won = attempt;
     if (value == null || mono) {
@@ -569,9 +568,12 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     final HedgeSubscriber<T> parent;
     final int index;
     long startNanos;
-    /** Items before the first content item; touched by this attempt's signals only until it wins. */
+    /**
+     * Items before the first content item, until it wins, fails or is cancelled; guarded by {@code this}, as the
+     * attempt's signals add to it while a cancellation from another thread may discard it.
+     */
     @Nullable
-    ArrayDeque<T> prefix;
+    private ArrayDeque<T> prefix;
     /** Failed (or could not start): no longer in flight. */
     volatile boolean ended;
     /** This attempt's source has signalled its end; anything after is a protocol violation, dropped. */
@@ -642,12 +644,27 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
         p.win(this, t);
         return;
       }
-      ArrayDeque<T> q = prefix;
-      if (q == null) {
-        q = new ArrayDeque<>();
-        prefix = q;
+      int held;
+      synchronized (this) {
+        if (s == Operators.cancelledSubscription()) {
+          held = -1;   // cancelled: its prefix is discarded already
+        } else {
+          ArrayDeque<T> q = prefix;
+          if (q == null) {
+            q = new ArrayDeque<>();
+            prefix = q;
+          }
+          held = q.size();
+          if (held < MAX_PREFIX) {
+            q.add(t);
+          }
+        }
       }
-      if (q.size() >= MAX_PREFIX) {
+      if (held < 0) {
+        Operators.onDiscard(t, p.context);
+        return;
+      }
+      if (held >= MAX_PREFIX) {
         Operators.onDiscard(t, p.context);
         cancel();
         ended = true;
@@ -656,7 +673,6 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
             + " sent " + MAX_PREFIX + " items before its first content item; check the content predicate"));
         return;
       }
-      q.add(t);
       Objects.requireNonNull(s).request(1);
     }
 
@@ -725,13 +741,21 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       if (current != null) {
         Lift.cancelUpstream(current, parent.context);
       }
+      discardPrefix();   // a loser that stops when cancelled sends nothing more that would discard it
       return true;
     }
 
-    void discardPrefix() {
+    /** The winner's prefix, handed to the call once; {@code null} if it had none or it was discarded. */
+    @Nullable
+    synchronized ArrayDeque<T> takePrefix() {
       ArrayDeque<T> q = prefix;
+      prefix = null;
+      return q;
+    }
+
+    void discardPrefix() {
+      ArrayDeque<T> q = takePrefix();
       if (q != null) {
-        prefix = null;
         Operators.onDiscardMultiple(q, parent.context);
       }
     }

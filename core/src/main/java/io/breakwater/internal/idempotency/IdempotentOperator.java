@@ -21,11 +21,13 @@ import io.breakwater.idempotency.IdempotencyStore.Outcome;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.idempotency.StoreUnavailableException;
 import io.breakwater.idempotency.UnrecordedOutcome;
+import io.breakwater.idempotency.WriteOutcomeUnknownException;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Durations;
 import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
 import io.breakwater.internal.Utf8;
+import io.breakwater.internal.failure.WriteOutcome;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -128,9 +130,9 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
             + Durations.format(policy.ttl()) + ": a retry after the key expired would repeat the side effect. "
             + "Raise the policy's ttl above the longest deadline"));
       }
-      boolean readOnly = SideEffect.from(ctx).orElse(null) == SideEffect.READ_ONLY;
+      SideEffect declared = ctx.getOrDefault(ContextKeys.SIDE_EFFECT, null);
       Scheduler clock = deadline == null ? policy.scheduler().get() : deadline.scheduler();
-      Call call = new Call(source, ctx, clock, readOnly, IdempotencyMetrics.of(policy.meterRegistry(), key.tool()));
+      Call call = new Call(source, ctx, clock, declared, IdempotencyMetrics.of(policy.meterRegistry(), key.tool()));
       return call.run().doOnCancel(call::cancel);
     });
   }
@@ -143,14 +145,19 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     private final IdempotencyMetrics metrics;
     private final IdempotencyStore store = policy.store();
     private final boolean readOnly;
+    /** A write sent at most once: a cancel or an unknown outcome after it was sent keeps its key. */
+    private final boolean onceOnly;
+    /** Whether the call was subscribed as owner: from then on the write may have gone out. */
+    private volatile boolean sent;
     private final Context storeContext;
     private final OwnerLease lease;
     private final AtomicInteger state = new AtomicInteger(IDLE);
     private boolean waited;
 
-    Call(Mono<T> source, ContextView ctx, Scheduler clock, boolean readOnly, IdempotencyMetrics metrics) {
+    Call(Mono<T> source, ContextView ctx, Scheduler clock, @Nullable SideEffect declared, IdempotencyMetrics metrics) {
       this.source = source;
-      this.readOnly = readOnly;
+      this.readOnly = declared == SideEffect.READ_ONLY;
+      this.onceOnly = declared == null || declared == SideEffect.NON_IDEMPOTENT_WRITE;
       this.clock = clock;
       this.metrics = metrics;
       // every store call is bounded by storeBound here (StoreCallBound): a store need not arm a second timer
@@ -267,6 +274,9 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
 
     private Mono<T> replay(Outcome outcome) {
       FailureKind failed = outcome.failureKind();   // non-null exactly when outcome.isFailure()
+      if (failed == FailureKind.OUTCOME_UNKNOWN) {
+        return Mono.error(new WriteOutcomeUnknownException(tag(), outcome.failureMessage()));
+      }
       if (failed != null) {
         return Mono.error(new CachedFailureException(tag(), failed, outcome.failureMessage()));
       }
@@ -282,7 +292,10 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
 
     private Mono<T> runAsOwner() {
       lease.startRenewing(store, storeKey, storeBound, storeContext);
-      return source
+      return Mono.defer(() -> {
+            sent = true;
+            return source;
+          })
           .contextWrite(Context.of(ContextKeys.IDEMPOTENCY_KEY, key, ContextKeys.IDEMPOTENCY_CONTEXT, lease))
           .map(Optional::of)
           .defaultIfEmpty(Optional.empty())
@@ -323,6 +336,12 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
     }
 
     private Mono<T> onFailure(Throwable error) {
+      if (onceOnly && sent && WriteOutcome.mayHaveHappened(policy.classifier(), error)) {
+        return state.compareAndSet(OWNING, RESULT)
+            ? storeOutcome(unknownOutcome("its call failed: " + error.getClass().getSimpleName()))
+                .then(Mono.error(error))
+            : Mono.error(error);
+      }
       FailureKind kind = policy.classifier().classify(error);
       if (policy.cacheNonRetryableFailures() && isTheDependencysAnswer(kind)) {
         return state.compareAndSet(OWNING, RESULT)
@@ -341,7 +360,15 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
           .then(Mono.error(error));
     }
 
-    /** The caller cancelled: a claim held without a result is released; a claim being sent is seen to. */
+    /** What duplicates of a write that may have happened are told. */
+    private Outcome unknownOutcome(String what) {
+      return Outcome.failure(FailureKind.OUTCOME_UNKNOWN, what);
+    }
+
+    /**
+     * The caller cancelled: a claim held without a result is released, unless it guards a write that was sent (its
+     * key is recorded as of unknown outcome); a claim being sent is seen to.
+     */
     void cancel() {
       for (;;) {
         int now = state.get();
@@ -350,7 +377,12 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
             return;       // a claim on its way is released by its reply's handler
           }
         } else if (now == OWNING) {
-          if (state.compareAndSet(now, ENDED)) {
+          if (onceOnly && sent) {
+            if (state.compareAndSet(now, RESULT)) {
+              storeOutcome(unknownOutcome("its caller cancelled after it was sent"));
+              return;
+            }
+          } else if (state.compareAndSet(now, ENDED)) {
             lease.end();
             release("the owner was cancelled");
             return;

@@ -7,6 +7,7 @@ import io.breakwater.internal.Saturating;
 import io.breakwater.internal.StoreCallBound;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
@@ -30,6 +31,7 @@ final class OwnerLease implements IdempotencyContext {
   private volatile boolean tookOverExpired;
   private volatile boolean lost;
   private volatile boolean ended;
+  private final AtomicInteger keysSent = new AtomicInteger();
 
   OwnerLease(IdempotencyKey key, String owner, Scheduler clock, Duration lease) {
     this.key = key;
@@ -112,6 +114,16 @@ final class OwnerLease implements IdempotencyContext {
   @Override
   public boolean stillOwner() {
     return !ended && confirmedNanosLeft() > leaseNanos / 3;
+  }
+
+  @Override
+  public void markKeySent() {
+    keysSent.incrementAndGet();
+  }
+
+  @Override
+  public int keysSent() {
+    return keysSent.get();
   }
 
   @Override

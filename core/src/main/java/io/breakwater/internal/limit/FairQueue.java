@@ -21,6 +21,8 @@ final class FairQueue<E> {
     /** The permits the call needs: one request and this many tokens. */
     final long tokens;
     double start;
+    double finish;
+    @Nullable Object flow;
     long arrival;
 
     Node(E call, long tokens) {
@@ -74,8 +76,10 @@ final class FairQueue<E> {
 
   void add(Node<E> node, Object flow, double start, double cost) {
     node.start = start;
+    node.finish = start + cost;
+    node.flow = flow;
     node.arrival = arrivals++;
-    finish.put(flow, start + cost);
+    finish.put(flow, node.finish);
     queue.add(node);
     if (finish.size() > FORGET_ABOVE) {
       Iterator<Double> it = finish.values().iterator();
@@ -102,9 +106,17 @@ final class FairQueue<E> {
     forgetIfIdle();
   }
 
-  /** Takes a call out that leaves without running. */
+  /**
+   * Takes a call out that leaves without running. When it was its flow's last call, its flow's finish goes back to
+   * where it was before the call joined: a call that never ran costs its flow nothing.
+   */
   void remove(Node<E> node) {
-    queue.remove(node);
+    if (queue.remove(node) && node.flow != null) {
+      Double last = finish.get(node.flow);
+      if (last != null && last == node.finish) {
+        finish.put(node.flow, node.start);
+      }
+    }
     forgetIfIdle();
   }
 

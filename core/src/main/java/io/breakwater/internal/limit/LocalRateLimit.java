@@ -231,7 +231,8 @@ public final class LocalRateLimit extends RateEngine {
         }
       }
       queued = queue.size();
-      schedule(now);
+      timedFor = null;   // this run may be the timer's own, not disposed yet: the head left still needs one
+      schedule(now, 1);   // a head that cannot run now is looked at again no sooner than a nanosecond later
       buckets.publish();
     }
     for (Waiter w = refused; w != null; w = w.nextGranted) {
@@ -247,6 +248,11 @@ public final class LocalRateLimit extends RateEngine {
 
   /** Sets the one timer for the head of the queue, if the head changed. Guarded by {@code this}. */
   private void schedule(long now) {
+    schedule(now, 0);
+  }
+
+  /** Sets the one timer, at least {@code minNanos} ahead. Guarded by {@code this}. */
+  private void schedule(long now, long minNanos) {
     FairQueue.Node<Waiter> head = queue.peek();
     if (head == timedFor && timer != null && !timer.isDisposed()) {
       return;
@@ -261,7 +267,8 @@ public final class LocalRateLimit extends RateEngine {
     }
     long eta = buckets.nanosUntil(1, head.tokens, now);
     if (eta != Long.MAX_VALUE) {
-      timer = scheduler().schedule(this::dispatch, Saturating.delayNanos(eta), TimeUnit.NANOSECONDS);
+      timer = scheduler().schedule(this::dispatch, Saturating.delayNanos(Math.max(minNanos, eta)),
+          TimeUnit.NANOSECONDS);
     }
   }
 
@@ -329,6 +336,9 @@ public final class LocalRateLimit extends RateEngine {
       if (http.status() == 429) {
         buckets.rejected(reading, call.estimate(), call.admittedRequests, call.admittedTokens, call.admittedAt, now);
       } else {
+        if (actualTokens >= 0) {   // a call that ended: charged what it used, as the shared limit's store does
+          buckets.correct(actualTokens - call.estimate());
+        }
         buckets.observe(reading, call.admittedRequests, call.admittedTokens, call.admittedAt, now);
       }
       buckets.publish();
@@ -354,9 +364,6 @@ public final class LocalRateLimit extends RateEngine {
   /** After the buckets changed: runs what can run and moves the timer. */
   private void wakeQueue() {
     if (queued != 0) {
-      synchronized (this) {
-        timedFor = null;
-      }
       dispatch();
     }
   }

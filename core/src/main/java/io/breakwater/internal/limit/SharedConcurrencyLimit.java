@@ -191,10 +191,10 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     }
     if (granted) {
       asked.deliver();
+      pump();
     } else {
       giveBack(id);   // the caller left while the permit was on its way
     }
-    pump();
   }
 
   private void noPermit(Waiter asked) {
@@ -248,14 +248,17 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
         inFlight--;
       }
       giveBack(id);
-      pump();
     }
   }
 
+  /** Gives a permit back to the store; the head asks for one once it is back there, not before. */
   private void giveBack(String id) {
     StoreCallBound.within(Mono.defer(() -> store.release(id)), shared.operationTimeout(), scheduler()).subscribe(null,
-        e -> LOG.debug("Concurrency limit '{}': permit {} not released ({}); it comes back when its lease runs out",
-            name(), id, e.toString()));
+        e -> {
+          LOG.debug("Concurrency limit '{}': permit {} not released ({}); it comes back when its lease runs out",
+              name(), id, e.toString());
+          pump();
+        }, this::pump);
   }
 
   private Scheduler scheduler() {
@@ -297,9 +300,11 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
             .then(Mono.defer(() -> StoreCallBound.within(store.renew(id, lease), shared.operationTimeout(),
                 scheduler()).onErrorReturn(Boolean.TRUE)))
             .repeat()
+            .takeUntil(held -> !held)   // a permit the store no longer holds cannot be renewed
             .subscribe(held -> {
               if (!held) {
-                LOG.warn("Concurrency limit '{}': the lease of permit {} ran out while its call ran", name(), id);
+                LOG.warn("Concurrency limit '{}': the lease of permit {} ran out while its call ran; the call goes "
+                    + "on uncounted by the store", name(), id);
               }
             });
         AtomicBoolean released = new AtomicBoolean();

@@ -45,7 +45,10 @@ abstract class Turn {
   @Nullable
   private volatile Subscription call;
 
-  /** Takes the turn out of its queue; called once, by whoever moved it out of {@code WAITING} but the limit. */
+  /**
+   * Takes the turn out of its queue, by whoever moved it out of {@code WAITING} but the limit; called again when the
+   * caller left while the turn was being queued, so taking out a turn that is not queued does nothing.
+   */
   abstract void leaveQueue();
 
   /** Gives back the permits of a turn that was granted but never claimed. */
@@ -74,12 +77,23 @@ abstract class Turn {
         .subscribe(actual);
   }
 
-  /** Starts the wait's timer: after {@code nanos}, a turn still waiting expires. */
+  /**
+   * Starts the wait's timer once the turn is queued: after {@code nanos}, a turn still waiting expires. A turn whose
+   * caller left while it was being queued (before it was in the queue to leave) leaves it now.
+   */
   final void expireAfter(Scheduler scheduler, long nanos) {
+    if (state == CANCELLED) {
+      leaveQueue();
+      return;
+    }
     Disposable t = scheduler.schedule(this::expire, Saturating.delayNanos(nanos), TimeUnit.NANOSECONDS);
     timer = t;
-    if (state != WAITING) {
+    int now = state;
+    if (now != WAITING) {
       t.dispose();
+      if (now == CANCELLED) {
+        leaveQueue();
+      }
     }
   }
 
@@ -98,16 +112,23 @@ abstract class Turn {
     sink.success();
   }
 
-  /** Grants a turn that never had to wait (it found its permits while being queued) and runs its call. */
+  /**
+   * Grants a turn that never had to wait (it found its permits while being queued) and runs its call; gives the
+   * permits back if its caller left while it was being queued.
+   */
   final void grantNow() {
-    state = GRANTED;
-    sink.success();
+    if (STATE.compareAndSet(this, WAITING, GRANTED)) {
+      sink.success();
+    } else {
+      returnGrant();
+    }
   }
 
-  /** Refuses a turn that was never queued. */
+  /** Refuses a turn that was never queued, unless its caller left meanwhile. */
   final void refuse(Throwable error) {
-    state = EXPIRED;
-    sink.error(error);
+    if (STATE.compareAndSet(this, WAITING, EXPIRED)) {
+      sink.error(error);
+    }
   }
 
   /** Refuses a waiting turn that the limit took out of its queue. */

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collections;
+import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import org.jspecify.annotations.Nullable;
@@ -37,12 +38,29 @@ public final class RetryMetrics {
     this.dependency = policy.name();
   }
 
+  /** The budgets whose gauge is registered, with the registry: so that building a policy per call registers once. */
+  private static final Map<RetryBudget, MeterRegistry> REGISTERED = new WeakHashMap<>();
+
+  /**
+   * Registers the gauge of a budget given to a policy, once per budget and registry (a policy built per call with a
+   * shared budget looks up only this map).
+   */
+  public static void registerGivenBudget(String dependency, RetryBudget budget, MeterRegistry registry) {
+    synchronized (REGISTERED) {
+      if (REGISTERED.get(budget) == registry) {
+        return;
+      }
+      REGISTERED.put(budget, registry);
+    }
+    registerBudgetGauge(dependency, budget, registry, true);
+  }
+
   /**
    * Registers the gauge of the budget's level. When another budget already reports under this name to this
-   * registry (two policies of one name, each with its own budget), the gauge follows the one built last, with a
-   * warning, as the breaker gauges do; a policy that shares the reported budget keeps the gauge as it is.
+   * registry, the gauge follows this one; with {@code warn}, that is logged (two policies of one name, each with its
+   * own budget, as the breaker gauges do). A budget already reported keeps the gauge as it is.
    */
-  public static void registerBudgetGauge(String dependency, RetryBudget budget, MeterRegistry registry) {
+  static void registerBudgetGauge(String dependency, RetryBudget budget, MeterRegistry registry, boolean warn) {
     Gauge earlier = registry.find(BUDGET_LEVEL).tag("dependency", dependency).gauge();
     if (earlier != null) {
       RetryBudget reported = reportedBy(earlier);
@@ -50,7 +68,7 @@ public final class RetryMetrics {
         return;
       }
       registry.remove(earlier);
-      if (reported != null) {
+      if (reported != null && warn) {
         LOG.warn("Retry policy '{}': another budget of this name already reported {} to this MeterRegistry; the gauge "
             + "now follows this policy's budget ({}). Give policies of one name the same RetryBudget, or different "
             + "names", dependency, BUDGET_LEVEL, budget);
@@ -61,6 +79,14 @@ public final class RetryMetrics {
         .description("Retry tokens the dependency's budget holds")
         .strongReference(true)
         .register(registry);
+  }
+
+  /** Removes the gauge of {@code budget}'s level, if it still reports that budget. */
+  static void removeBudgetGauge(String dependency, RetryBudget budget, MeterRegistry registry) {
+    Gauge gauge = registry.find(BUDGET_LEVEL).tag("dependency", dependency).gauge();
+    if (gauge != null && reportedBy(gauge) == budget) {
+      registry.remove(gauge);
+    }
   }
 
   /** Set while {@link #reportedBy} reads a gauge: the budget the gauge's function was called with. */

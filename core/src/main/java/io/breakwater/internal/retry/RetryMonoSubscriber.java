@@ -2,6 +2,7 @@ package io.breakwater.internal.retry;
 
 import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.TaskRetryBudget;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -36,6 +37,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
   @Nullable
   private final TaskRetryBudget task;
   private final Scheduler scheduler;
+  private final RetryBudget budget;
 
   private volatile @Nullable Subscription upstream;
   private volatile boolean requested;
@@ -52,6 +54,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
     this.deadline = context.getOrDefault(ContextKeys.DEADLINE, null);
     this.task = context.getOrDefault(ContextKeys.TASK_RETRY_BUDGET, null);
     this.scheduler = operator.schedulerFor(deadline);
+    this.budget = operator.admit(scheduler);
   }
 
   @Override
@@ -83,7 +86,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
 
   @Override
   public void onComplete() {
-    operator.policy.budget().onSuccess();
+    budget.onSuccess();
     actual.onComplete();
   }
 
@@ -102,7 +105,7 @@ final class RetryMonoSubscriber<T> implements CoreSubscriber<T>, Subscription, S
     }
     upstream = null;   // this attempt is over: the next one brings its own subscription
     if (state == null) {
-      state = operator.newState(deadline, task, scheduler);
+      state = operator.newState(deadline, task, scheduler, budget, context);
     }
     Wait wait = new Wait();
     waiting = wait;   // before subscribing: a cancel from now on reaches it

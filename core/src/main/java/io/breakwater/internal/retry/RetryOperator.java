@@ -3,6 +3,7 @@ package io.breakwater.internal.retry;
 import io.breakwater.deadline.Deadline;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.internal.ContextKeys;
+import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.retry.StreamResume;
 import io.breakwater.retry.TaskRetryBudget;
@@ -47,19 +48,27 @@ public final class RetryOperator<T> implements Function<Publisher<T>, Publisher<
     return Flux.deferContextual(ctx -> subscribeFlux(flux, ctx));
   }
 
-  /** The refusal of an unsafe retry, or {@code null}; on admission, counts the call in the dependency's budget. */
+  /** The refusal of an unsafe retry: a write that must not be sent twice, and no idempotency key to guard it. */
   @Nullable
-  Throwable admit(ContextView ctx) {
-    if (ctx.getOrDefault(ContextKeys.SIDE_EFFECT, null) == SideEffect.NON_IDEMPOTENT_WRITE
+  Throwable refusal(ContextView ctx) {
+    Object declared = ctx.getOrDefault(ContextKeys.SIDE_EFFECT, null);
+    if ((declared == SideEffect.NON_IDEMPOTENT_WRITE || declared == SideEffect.DEDUPLICATED_WRITE)
         && !ctx.hasKey(ContextKeys.IDEMPOTENCY_KEY)) {
       return new UnsafeRetryException(policy.name());
     }
-    policy.budget().onRequest();
     return null;
   }
 
-  RetryState newState(@Nullable Deadline deadline, @Nullable TaskRetryBudget task, Scheduler scheduler) {
-    return new RetryState(this, deadline, task, scheduler);
+  /** The budget of this subscription's dependency, with the call counted in it. */
+  RetryBudget admit(Scheduler scheduler) {
+    RetryBudget budget = policy.budget(scheduler);
+    budget.onRequest();
+    return budget;
+  }
+
+  RetryState newState(@Nullable Deadline deadline, @Nullable TaskRetryBudget task, Scheduler scheduler,
+      RetryBudget budget, ContextView ctx) {
+    return new RetryState(this, deadline, task, scheduler, budget, ctx);
   }
 
   Scheduler schedulerFor(@Nullable Deadline deadline) {
@@ -67,23 +76,25 @@ public final class RetryOperator<T> implements Function<Publisher<T>, Publisher<
   }
 
   private Flux<T> subscribeFlux(Flux<T> source, ContextView ctx) {
-    Throwable refused = admit(ctx);
+    Throwable refused = refusal(ctx);
     if (refused != null) {
       return Flux.error(refused);
     }
     Deadline deadline = ctx.getOrDefault(ContextKeys.DEADLINE, null);
-    RetryState state = newState(deadline, ctx.getOrDefault(ContextKeys.TASK_RETRY_BUDGET, null),
-        schedulerFor(deadline));
+    Scheduler scheduler = schedulerFor(deadline);
+    RetryBudget budget = admit(scheduler);
+    RetryState state = newState(deadline, ctx.getOrDefault(ContextKeys.TASK_RETRY_BUDGET, null), scheduler, budget,
+        ctx);
     if (resume != null) {
       ResumeTracker<T> tracker = new ResumeTracker<>(resume);
       return Flux.defer(() -> tracker.attempt(source)).retryWhen(Retry.from(signals -> signals.concatMap(
           signal -> state.next(signal.failure(), tracker.delivered(), true))))
-          .doOnComplete(policy.budget()::onSuccess);
+          .doOnComplete(budget::onSuccess);
     }
     EmittedFlag emitted = new EmittedFlag();
     return source.doOnNext(item -> emitted.value = true).retryWhen(Retry.from(signals -> signals.concatMap(
         signal -> state.next(signal.failure(), emitted.value, false))))
-        .doOnComplete(policy.budget()::onSuccess);
+        .doOnComplete(budget::onSuccess);
   }
 
   /** Whether a stream delivered anything, in any attempt: retrying it then would duplicate output. */
@@ -103,7 +114,7 @@ public final class RetryOperator<T> implements Function<Publisher<T>, Publisher<
     @SuppressWarnings("unchecked")
     public void subscribe(CoreSubscriber<? super T> actual) {
       ContextView ctx = actual.currentContext();
-      Throwable refused = operator.admit(ctx);
+      Throwable refused = operator.refusal(ctx);
       if (refused != null) {
         Operators.error(actual, refused);
         return;

@@ -1,12 +1,19 @@
 package io.breakwater.internal.retry;
 
 import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.Retryability;
+import io.breakwater.idempotency.IdempotencyContext;
+import io.breakwater.idempotency.SideEffect;
+import io.breakwater.internal.ContextKeys;
+import io.breakwater.internal.Durations;
 import io.breakwater.internal.Saturating;
 import io.breakwater.internal.failure.CompositeFailures;
+import io.breakwater.internal.failure.WriteOutcome;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryAttempt;
+import io.breakwater.retry.RetryBudget;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.retry.RetryStopReason;
@@ -20,6 +27,7 @@ import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.context.ContextView;
 
 /**
  * The retry decisions of one subscription, made on the failure path only. Failures of one subscription are
@@ -35,6 +43,11 @@ final class RetryState {
   @Nullable
   private final TaskRetryBudget task;
   private final Scheduler scheduler;
+  private final RetryBudget budget;
+  /** What may be re-sent: the side effect in force, by {@link SideEffect}'s rule. */
+  private final SideEffect sideEffect;
+  /** The claim of the {@code idempotentBy} around, which counts the requests that carried its key. */
+  private final @Nullable IdempotencyContext claim;
 
   private @Nullable RandomGenerator random;
   private int retries;
@@ -43,12 +56,17 @@ final class RetryState {
   private final List<RetryAttempt> attempts = new ArrayList<>(4);
 
   RetryState(RetryOperator<?> operator, @Nullable Deadline deadline, @Nullable TaskRetryBudget task,
-      Scheduler scheduler) {
+      Scheduler scheduler, RetryBudget budget, ContextView ctx) {
     this.operator = operator;
     this.policy = operator.policy;
     this.deadline = deadline;
     this.task = task;
     this.scheduler = scheduler;
+    this.budget = budget;
+    this.claim = ctx.getOrDefault(ContextKeys.IDEMPOTENCY_CONTEXT, null);
+    SideEffect declared = ctx.getOrDefault(ContextKeys.SIDE_EFFECT, null);
+    boolean keyed = ctx.hasKey(ContextKeys.IDEMPOTENCY_KEY);
+    this.sideEffect = declared != null ? declared : keyed ? SideEffect.NON_IDEMPOTENT_WRITE : SideEffect.READ_ONLY;
   }
 
   /**
@@ -76,6 +94,9 @@ final class RetryState {
     if (stop == null && RetryAfter.forbidsRetry(failure)) {
       stop = RetryStopReason.SHOULD_NOT_RETRY;
     }
+    if (stop == null && mayNotResend(failure)) {
+      stop = RetryStopReason.WRITE_OUTCOME_UNKNOWN;
+    }
     if (stop == null && emitted && !resumable) {
       stop = RetryStopReason.ALREADY_EMITTED;
     }
@@ -86,8 +107,7 @@ final class RetryState {
     if (stop == null) {
       long hinted = RetryAfter.hintNanos(failure, nowMillis, Saturating.nanos(policy.retryAfterCap()));
       delay = hinted != RetryAfter.NONE ? hinted : backoffNanos(kind);
-      if (deadline != null
-          && Saturating.add(delay, Saturating.nanos(policy.minAttemptTime())) > deadline.remainingNanos()) {
+      if (deadline != null && Saturating.add(delay, usefulAttemptNanos(deadline)) > deadline.remainingNanos()) {
         stop = hinted != RetryAfter.NONE ? RetryStopReason.RETRY_AFTER_BEYOND_DEADLINE : RetryStopReason.DEADLINE;
       }
     }
@@ -98,7 +118,7 @@ final class RetryState {
       return Mono.error(stop(stop, failure));
     }
     long granted = delay;
-    return policy.budget().tryAcquire(nowMillis)
+    return budget.tryAcquire(nowMillis)
         .onErrorReturn(Boolean.FALSE)
         .defaultIfEmpty(Boolean.FALSE)
         .flatMap(ok -> {
@@ -106,7 +126,7 @@ final class RetryState {
             if (task != null) {
               task.release();
             }
-            operator.metrics.budgetRefused(policy.budget());
+            operator.metrics.budgetRefused(budget);
             return Mono.error(stop(RetryStopReason.DEPENDENCY_BUDGET, failure));
           }
           retries++;
@@ -136,11 +156,50 @@ final class RetryState {
     return backoff.delayNanos(retries, delayBeforeAttemptNanos, random);
   }
 
+  /**
+   * Whether {@code failure} must not be followed by another send: a write that is not to be sent twice (or a
+   * deduplicated one whose key did not go out with every attempt), after a failure that leaves open whether it was
+   * processed.
+   */
+  private boolean mayNotResend(Throwable failure) {
+    boolean guarded = switch (sideEffect) {
+      case NON_IDEMPOTENT_WRITE -> true;
+      case DEDUPLICATED_WRITE -> claim == null || claim.keysSent() < attempts.size();
+      default -> false;
+    };
+    return guarded && WriteOutcome.mayHaveHappened(policy.classifier(), failure);
+  }
+
+  /** The least time worth starting an attempt with: the policy's minimum, and its share of the deadline's budget. */
+  private long usefulAttemptNanos(Deadline deadline) {
+    long share = (long) (Saturating.nanos(deadline.budget()) * policy.minAttemptShare());
+    return Math.max(Saturating.nanos(policy.minAttemptTime()), share);
+  }
+
   private Throwable stop(RetryStopReason reason, Throwable failure) {
     operator.metrics.rejected(reason);
-    if (reason == RetryStopReason.NON_RETRYABLE && retries == 0) {
+    if ((reason == RetryStopReason.NON_RETRYABLE || reason == RetryStopReason.WRITE_OUTCOME_UNKNOWN)
+        && retries == 0) {
       return failure;   // the caller sees its own error: nothing was retried
     }
+    if (deadline != null
+        && (reason == RetryStopReason.DEADLINE || reason == RetryStopReason.RETRY_AFTER_BEYOND_DEADLINE)) {
+      return outOfTime(deadline, reason);
+    }
     return new RetryExhaustedException(policy.name(), reason, attempts);
+  }
+
+  /** The deadline ended the call: a {@link DeadlineExceededException} that carries every attempt's failure. */
+  private DeadlineExceededException outOfTime(Deadline deadline, RetryStopReason reason) {
+    DeadlineExceededException exceeded = new DeadlineExceededException(deadline.name(), deadline.budget(),
+        deadline.elapsed(), "'" + policy.name() + "' gave up after " + attempts.size()
+            + (attempts.size() == 1 ? " attempt: " : " attempts: ")
+            + (reason == RetryStopReason.DEADLINE ? "the next attempt would not start with at least "
+                + Durations.format(Duration.ofNanos(usefulAttemptNanos(deadline))) + " left"
+                : "Retry-After asks to wait past the deadline"));
+    for (RetryAttempt attempt : attempts) {
+      exceeded.addSuppressed(attempt.error());
+    }
+    return exceeded;
   }
 }

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * A source the answer cites (Anthropic {@code citations_delta}, OpenAI Responses {@code url_citation}
- * annotations, Gemini {@code citationMetadata}).
+ * annotations, chat-completions {@code annotations} of OpenAI web search and OpenRouter, Gemini and Vertex AI
+ * {@code citationMetadata}).
  *
  * <pre>{@code
  * response.choice(0).citations().forEach(c -> footnotes.add(c.title() + " " + c.url()));

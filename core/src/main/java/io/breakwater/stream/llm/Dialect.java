@@ -38,6 +38,8 @@ public enum Dialect {
   /**
    * Google Gemini {@code streamGenerateContent?alt=sse}, on the Gemini API and on Vertex AI; the model is in the
    * path, so {@link LlmStreamClient.Builder#path(String)} is required. The request gets no {@code "stream"} field.
+   * Without {@code alt=sse} the server answers with a JSON array, which fails at once with an
+   * {@link LlmStreamException} of kind {@code INVALID_ARGUMENT} (not retried) that says to add it.
    */
   GEMINI(null, false),
   /** Ollama's native API ({@code /api/chat}, {@code /api/generate}): one JSON object per line. */

@@ -27,6 +27,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
@@ -147,6 +148,31 @@ public final class LlmStreamClient {
       throw new IllegalArgumentException("LLM request must serialise to a JSON object: " + e.getMessage(), e);
     }
     return engine.stream(body);
+  }
+
+  /**
+   * Streams the response to {@code request} into {@code onDelta} as it arrives, and completes with the assembled
+   * {@link LlmResponse}: one subscription, one call (no second request for the whole answer). Use it to show tokens
+   * and keep the answer, e.g. for the next turn or an {@code idempotentBy} store:
+   *
+   * <pre>{@code
+   * Mono<LlmResponse> answer = client.streamAndAggregate(request, delta -> {
+   *   if (delta instanceof LlmDelta.Text t) {
+   *     ui.append(t.text());
+   *   }
+   * });
+   * }</pre>
+   *
+   * <p>{@code onDelta} sees every delta, in order, on the thread that decoded it, before it is assembled; it must
+   * not block. If it throws, the call is cancelled and the {@code Mono} fails with what it threw. The failures are
+   * those of {@link #stream(Object)}, each still carrying the partial response ({@link LlmResponse#partialOf}).
+   * Each subscription makes its own call.
+   *
+   * @throws IllegalArgumentException if {@code request} does not serialise to a JSON object
+   */
+  public Mono<LlmResponse> streamAndAggregate(Object request, Consumer<? super LlmDelta> onDelta) {
+    Objects.requireNonNull(onDelta, "onDelta");
+    return stream(request).doOnNext(onDelta).as(LlmResponse::aggregate);
   }
 
   /** Builds an {@link LlmStreamClient}; not thread-safe; {@link #build()} validates. */

@@ -105,6 +105,33 @@ class TimerWheelTest {
   }
 
   @Test
+  void timersFiledForEarlierInstantsOfAnEmptiedSlotLeaveItOneTask() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    long start = slotStartAfter(clock.now(TimeUnit.NANOSECONDS));
+    TimerWheel wheel = TimerWheel.of(clock);
+    for (long budgetMillis : new long[] {15, 10, 5}) {   // one slot, each instant earlier than the last
+      Fires ended = new Fires(() -> { });
+      wheel.file(ended, start + TimeUnit.MILLISECONDS.toNanos(budgetMillis), clock);
+      wheel.release(ended, true);
+    }
+    assertThat(clock.pendingTasks()).as("tasks on the scheduler for the emptied slot").isEqualTo(1);
+    virtual.advanceTimeBy(Duration.ofNanos(start - clock.now(TimeUnit.NANOSECONDS) + 20_000_000));
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void threeEndedCallsWithNearlyEqualBudgetsLeaveOneTask() {
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
+    for (long budgetMillis : new long[] {1_000, 995, 990}) {
+      DeadlineSpec spec = DeadlineSpec.builder(Duration.ofMillis(budgetMillis)).scheduler(() -> clock).build();
+      Mono.never().transformDeferred(withDeadline(spec)).subscribe().dispose();
+    }
+    assertThat(clock.pendingTasks()).as("tasks on the scheduler once the calls ended").isEqualTo(1);
+  }
+
+  @Test
   void aFarTimerDisposesTheTaskOfTheSlotItLeavesEmpty() {
     VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
     TaskCountingScheduler clock = new TaskCountingScheduler(virtual);
@@ -281,6 +308,36 @@ class TimerWheelTest {
     virtual.advanceTimeBy(Duration.ofNanos(later - clock.now(TimeUnit.NANOSECONDS)));
     assertThat(firedAt).containsExactly(earlier, later);
     assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void timersLeftInASlotWhoseNextTaskWasRefusedForAWhileFireOnceTheWheelFilesAgain() {
+    // The slot's task fires the first timer and asks for its next task, which a bounded scheduler at its capacity
+    // refuses; the scheduler is not disposed, so the timer left waits for the wheel's next filing, in any slot.
+    VirtualTimeScheduler virtual = VirtualTimeScheduler.create();
+    AtomicInteger schedules = new AtomicInteger();
+    Scheduler bounded = new DelegatingScheduler(virtual) {
+      @Override
+      public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        if (schedules.incrementAndGet() == 2) {
+          throw new RejectedExecutionException("queue full");
+        }
+        return super.schedule(task, delay, unit);
+      }
+    };
+    long start = slotStartAfter(bounded.now(TimeUnit.NANOSECONDS) + TimeUnit.SECONDS.toNanos(1));
+    List<String> fired = new ArrayList<>();
+    TimerWheel wheel = TimerWheel.of(bounded);
+    wheel.file(new Fires(() -> fired.add("first")), start + TimeUnit.MILLISECONDS.toNanos(1), bounded);
+    wheel.file(new Fires(() -> fired.add("second")), start + TimeUnit.MILLISECONDS.toNanos(5), bounded);
+    virtual.advanceTimeBy(Duration.ofNanos(start + TimeUnit.MILLISECONDS.toNanos(1)
+        - bounded.now(TimeUnit.NANOSECONDS)));
+    assertThat(fired).containsExactly("first");
+    assertThat(schedules).as("the slot's next task was asked for, and refused").hasValue(2);
+
+    wheel.file(new Fires(() -> fired.add("elsewhere")), start + TimeUnit.SECONDS.toNanos(1), bounded);
+    virtual.advanceTimeBy(Duration.ofMillis(10));
+    assertThat(fired).as("the timer left in the refused slot").containsExactly("first", "second");
   }
 
   @Test

@@ -30,6 +30,17 @@ class FairQueueTest {
   }
 
   @Test
+  void aCallThatLeavesWithoutRunningGivesItsFlowItsCostBack() {
+    join("b1", "B", 0, 1);   // keeps the queue busy, so that the flows are remembered
+    FairQueue.Node<String> cancelled = join("a1", "A", 0, 5);
+    queue.remove(cancelled);
+    assertThat(queue.startTag("A")).as("A's next start tag: as if the call never joined").isZero();
+    join("a2", "A", 0, 1);
+    join("c1", "C", 0, 1);
+    assertThat(drain()).as("A is not pushed back by the call that left").containsExactly("b1", "a2", "c1");
+  }
+
+  @Test
   void callsWithTheSameStartTagRunInArrivalOrder() {
     join("a", "A", 0, 1);
     join("b", "B", 0, 1);

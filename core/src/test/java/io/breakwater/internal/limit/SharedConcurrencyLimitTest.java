@@ -108,6 +108,45 @@ class SharedConcurrencyLimitTest {
   }
 
   @Test
+  void theHeadAsksForTheReleasedPermitOnceTheStoreHasItBack() {
+    PermitStore slowRelease = new PermitStore() {   // a release answers after 20 ms, a request after 5 ms
+      @Override
+      public Mono<Void> limit(int permits) {
+        return store.limit(permits);
+      }
+
+      @Override
+      public Mono<String> tryAcquire(Duration lease) {
+        return Mono.delay(Duration.ofMillis(5), clock).then(store.tryAcquire(lease));
+      }
+
+      @Override
+      public Mono<Void> release(String id) {
+        return Mono.delay(Duration.ofMillis(20), clock).then(store.release(id));
+      }
+
+      @Override
+      public Mono<Boolean> renew(String id, Duration lease) {
+        return store.renew(id, lease);
+      }
+    };
+    ConcurrencyLimit limit = new SharedConcurrencyLimit(new ConcurrencySettings("search", 1, null,
+        Duration.ofSeconds(30), 1000, FailureClassifier.defaults(), () -> clock),
+        new SharedSettings(Duration.ofSeconds(30), Duration.ofSeconds(3), Duration.ofSeconds(1), true), slowRelease);
+    TestPublisher<String> holder = TestPublisher.create();
+    holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+    clock.advanceTimeBy(Duration.ofMillis(5));
+    holder.assertWasSubscribed();
+    TestPublisher<String> next = TestPublisher.create();
+    next.mono().transformDeferred(limitedBy(limit)).subscribe();
+    clock.advanceTimeBy(Duration.ofMillis(10));   // asked, no permit: polls again in 1 s
+
+    holder.complete();
+    clock.advanceTimeBy(Duration.ofMillis(30));
+    next.assertWasSubscribed();
+  }
+
+  @Test
   void aFullQueueRefusesTheNextCallAtOnce() {
     ConcurrencyLimit limit = instance(1, Duration.ofSeconds(30), 1);
     TestPublisher<String> holder = TestPublisher.create();
@@ -162,6 +201,23 @@ class SharedConcurrencyLimitTest {
     first.complete();
     assertThat(limit.inFlight()).isZero();
     assertThat(store.held()).isZero();
+  }
+
+  @Test
+  void aLeaseFoundLostIsNoLongerRenewed() {
+    ConcurrencyLimit limit = instance(1, true);
+    TestPublisher<String> call = TestPublisher.create();
+    call.mono().transformDeferred(limitedBy(limit)).subscribe();
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+    assertThat(store.renewals).isEqualTo(1);
+    store.down = true;   // the renewals time out while the 3 s lease runs out in the store
+    clock.advanceTimeBy(Duration.ofSeconds(4));
+    store.down = false;
+    clock.advanceTimeBy(Duration.ofSeconds(2));
+    assertThat(store.renewals).as("the renewal that found the permit gone").isEqualTo(2);
+    clock.advanceTimeBy(Duration.ofSeconds(10));
+    assertThat(store.renewals).as("no renewal of a permit the store no longer holds").isEqualTo(2);
+    call.complete();
   }
 
   @Test

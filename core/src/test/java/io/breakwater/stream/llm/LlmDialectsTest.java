@@ -2,6 +2,7 @@ package io.breakwater.stream.llm;
 
 import static io.breakwater.stream.llm.LlmFixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakwater.failure.FailureKind;
@@ -201,6 +202,23 @@ class LlmDialectsTest {
       assertFinish(r, FinishReason.TOOL_CALLS, "STOP");
       assertThat(r.choice().reasoningSignatures()).containsExactly("CiwBsig");
     });
+    EXPECTED.put(VERTEX_STREAMED_ARGS, r -> {
+      assertCalls(r.toolCalls(), "", "getWeather", "{\"location\":\"Boston\"}",
+          "fc-2", "getWeather", "{\"location\":\"San \\\"Francisco\",\"days\":3,\"units\":{\"metric\":true,"
+              + "\"wind\":null},\"stops\":[\"Oakland\",{\"zip code\":94607.5}]}");
+      assertFinish(r, FinishReason.TOOL_CALLS, "STOP");
+    });
+    EXPECTED.put(GEMINI_CITATION_SOURCES, r -> {
+      assertThat(r.text()).isEqualTo("Lyon lies where two rivers meet.");
+      assertThat(r.choice().citations()).extracting(Citation::url).containsExactly("https://example.org/rivers");
+    });
+    EXPECTED.put(CHAT_ANNOTATIONS, r -> {
+      assertThat(r.text()).isEqualTo("Lyon has two stations [1].");
+      assertThat(r.choice().citations()).extracting(Citation::url, Citation::title, Citation::citedText)
+          .containsExactly(tuple("https://example.org/lyon", "Lyon stations",
+              "Part-Dieu and Perrache"), tuple("https://example.org/sncf", "SNCF", ""));
+      assertFinish(r, FinishReason.STOP, "stop");
+    });
     EXPECTED.put(OLLAMA_CHAT, r -> {
       assertThat(r.text()).isEqualTo("Why not Lyon?");
       assertThat(r.model()).isEqualTo("llama-bw");
@@ -272,7 +290,16 @@ class LlmDialectsTest {
     LlmResponse partial = LlmResponse.partialOf(error).orElseThrow();
     assertThat(partial.completed()).isFalse();
     assertThat(whole.text()).startsWith(partial.text());
-    assertThat(((StreamTruncatedException) error).partialOutput()).isEqualTo(partial.text());
+    // the text alone when only text came, else every kind delivered under its label
+    String output = ((StreamTruncatedException) error).partialOutput();
+    assertThat(output).contains(partial.text());
+    if (partial.reasoning().isEmpty() && partial.toolCalls().isEmpty() && partial.choices().size() == 1
+        && partial.choice().otherOutput().isEmpty() && partial.choice().reasoningSignatures().isEmpty()
+        && partial.choice().redactedReasoning().isEmpty() && partial.choice().serverToolCalls().isEmpty()
+        && partial.choice().citations().isEmpty() && partial.refusal().isEmpty()) {
+      assertThat(output).isEqualTo(partial.text());
+    }
+    assertThat(error).hasMessageContaining("(" + output.length() + " chars of partial output attached)");
   }
 
   @Test

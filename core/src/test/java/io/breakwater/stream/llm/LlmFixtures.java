@@ -179,6 +179,18 @@ final class LlmFixtures {
       + "],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":10,\"total_tokens\":21}}\n\n"
       + CHAT_DONE;
 
+  /** OpenAI web search and OpenRouter: {@code url_citation} annotations in a delta (here with the finish). */
+  static final Fixture CHAT_ANNOTATIONS = new Fixture("compatible: url_citation annotations", Dialect.OPENAI_CHAT,
+      CHAT_ROLE
+          + text("Lyon has two stations [1].")
+          + chat("{\"index\":0,\"delta\":{\"content\":\"\",\"annotations\":[{\"type\":\"url_citation\","
+              + "\"url_citation\":{\"url\":\"https://example.org/lyon\",\"title\":\"Lyon stations\","
+              + "\"start_index\":22,\"end_index\":25,\"content\":\"Part-Dieu and Perrache\"}},{\"type\":"
+              + "\"url_citation\",\"url_citation\":{\"url\":\"https://example.org/sncf\",\"title\":\"SNCF\"}}]},"
+              + "\"finish_reason\":\"stop\"}")
+          + CHAT_DONE,
+      CHAT_DONE);
+
   /** vLLM's legacy completions: {@code choices[].text}, {@code "usage": null}, text in the finish chunk. */
   static final Fixture VLLM_COMPLETIONS = new Fixture("compatible: vLLM legacy completions", Dialect.OPENAI_CHAT,
       "data: {\"id\":\"cmpl-bw\",\"object\":\"text_completion\",\"model\":\"tiny\",\"choices\":[{\"index\":0,"
@@ -405,6 +417,54 @@ final class LlmFixtures {
           + gemini("{\"content\": {\"role\": \"model\",\"parts\": [{\"text\": \"\"}]},\"finishReason\": \"STOP\"}",
               geminiUsage(20, 5, 41, 16)),
       "data: {\"candidates\": [{\"content\": {\"role\": \"model\",\"parts\": [{\"text\": \"\"}]}");
+
+  static String geminiParts(String parts) {
+    return gemini("{\"content\": {\"role\": \"model\",\"parts\": [" + parts + "]}}", geminiUsage(12, 1, 13, 0));
+  }
+
+  static String streamedArg(String path, String value, boolean more) {
+    return "{\"jsonPath\": \"" + path + "\", " + value + (more ? ", \"willContinue\": true}" : "}");
+  }
+
+  static String streamedArgs(boolean more, String... args) {
+    return "{\"functionCall\": {\"partialArgs\": [" + String.join(", ", args) + "]"
+        + (more ? ", \"willContinue\": true" : "") + "}}";
+  }
+
+  /**
+   * Vertex AI with {@code streamFunctionCallArguments}: each call opens with its name and {@code willContinue}, its
+   * arguments come as {@code partialArgs} (strings in pieces, numbers, booleans, nested paths, array members), and an
+   * empty {@code functionCall} closes it.
+   */
+  static final Fixture VERTEX_STREAMED_ARGS = new Fixture("vertex: function-call arguments streamed as partialArgs",
+      Dialect.GEMINI,
+      geminiParts("{\"functionCall\": {\"name\": \"getWeather\", \"willContinue\": true}}")
+          + geminiParts(streamedArgs(true, streamedArg("$.location", "\"stringValue\": \"Bos\"", true)))
+          + geminiParts(streamedArgs(true, streamedArg("$.location", "\"stringValue\": \"ton\"", false)))
+          + geminiParts("{\"functionCall\": {}}")
+          + geminiParts("{\"functionCall\": {\"name\": \"getWeather\", \"id\": \"fc-2\", \"willContinue\": true}}")
+          + geminiParts(streamedArgs(true, streamedArg("$.location", "\"stringValue\": \"San \\\"Fran\"", true)))
+          + geminiParts(streamedArgs(true, streamedArg("$.location", "\"stringValue\": \"cisco\"", false),
+              streamedArg("$.days", "\"numberValue\": 3", false),
+              streamedArg("$.units.metric", "\"boolValue\": true", false),
+              streamedArg("$.units.wind", "\"nullValue\": \"NULL_VALUE\"", false),
+              streamedArg("$.stops[0]", "\"stringValue\": \"Oakland\"", false),
+              streamedArg("$.stops[1]['zip code']", "\"numberValue\": 94607.5", false)))
+          + gemini("{\"content\": {\"role\": \"model\",\"parts\": [{\"functionCall\": {}}]},\"finishReason\": "
+              + "\"STOP\"}", geminiUsage(12, 30, 42, 0)),
+      "data: {\"candidates\": [{\"content\": {\"role\": \"model\",\"parts\": [{\"functionCall\": {}}]},"
+          + "\"finishReason\"");
+
+  /** The Gemini API names its citations {@code citationSources} (Vertex AI: {@code citations}). */
+  static final Fixture GEMINI_CITATION_SOURCES = new Fixture("gemini: citationSources of the Gemini API",
+      Dialect.GEMINI,
+      gemini("{\"content\": {\"parts\": [{\"text\": \"Lyon lies where\"}],\"role\": \"model\"}}",
+          geminiUsage(4, 3, 7, 0))
+          + gemini("{\"content\": {\"parts\": [{\"text\": \" two rivers meet.\"}],\"role\": \"model\"},"
+              + "\"citationMetadata\": {\"citationSources\": [{\"startIndex\": 0,\"endIndex\": 31,\"uri\": "
+              + "\"https://example.org/rivers\",\"license\": \"\"}]},\"finishReason\": \"STOP\"}",
+              geminiUsage(4, 8, 12, 0)),
+      "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \" two");
 
   // ---- Ollama native NDJSON ----
 

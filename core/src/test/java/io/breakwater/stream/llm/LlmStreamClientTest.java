@@ -293,12 +293,7 @@ class LlmStreamClientTest {
         .verify(VERIFY);
     assertThat(transport.attempts).as("no GET for a response created with background: false").hasSize(1);
 
-    String background = responsesText("resp_bg", true, "Pack", " an", " umbrella.");
-    String upToSecondDelta = background.substring(0, background.indexOf("\"sequence_number\":6"));
-    upToSecondDelta = upToSecondDelta.substring(0, upToSecondDelta.lastIndexOf("event:"));
-    ScriptedTransport resumable = ScriptedTransport.of(
-        script(upToSecondDelta, new SocketException("Connection reset")),
-        script(background.substring(background.indexOf("event: response.in_progress"))));   // replays from seq 1
+    ScriptedTransport resumable = cutAfterFirstDeltaThenReplayedFromSequenceOne();
     List<LlmDelta> deltas = new CopyOnWriteArrayList<>();
     StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_RESPONSES, resumable).build().stream(REQUEST)
             .doOnNext(deltas::add).as(LlmResponse::aggregate))
@@ -314,6 +309,32 @@ class LlmStreamClientTest {
     assertThat(resume.startingAfter()).isEqualTo(5);
     assertThat(count("breakwater.stream.resumes")).isEqualTo(1);
     assertThat(events).last().satisfies(e -> assertThat(e.resumes()).isEqualTo(1));
+  }
+
+  /** A background response cut after its first text delta (sequence 5), whose resume replays from sequence 1. */
+  private static ScriptedTransport cutAfterFirstDeltaThenReplayedFromSequenceOne() {
+    String background = responsesText("resp_bg", true, "Pack", " an", " umbrella.");
+    String upToSecondDelta = background.substring(0, background.indexOf("\"sequence_number\":6"));
+    upToSecondDelta = upToSecondDelta.substring(0, upToSecondDelta.lastIndexOf("event:"));
+    return ScriptedTransport.of(
+        script(upToSecondDelta, new SocketException("Connection reset")),
+        script(background.substring(background.indexOf("event: response.in_progress"))));
+  }
+
+  @Test
+  void aResumedResponsesStreamDeliversEachRawEventOnce() {
+    ScriptedTransport resumable = cutAfterFirstDeltaThenReplayedFromSequenceOne();
+    List<LlmDelta> deltas = new CopyOnWriteArrayList<>();
+    StepVerifier.withVirtualTime(() -> client(Dialect.OPENAI_RESPONSES, resumable).rawEvents(true).build()
+            .stream(REQUEST).doOnNext(deltas::add).as(LlmResponse::aggregate))
+        .thenAwait(Duration.ofSeconds(1))
+        .assertNext(r -> assertThat(r.text()).isEqualTo("Pack an umbrella."))
+        .verifyComplete();
+    List<Long> sequence = deltas.stream().filter(LlmDelta.Event.class::isInstance)
+        .map(d -> ((LlmDelta.Event) d).json().path("sequence_number").asLong()).toList();
+    assertThat(sequence).as("raw events' sequence numbers across the resume").isNotEmpty()
+        .doesNotHaveDuplicates().isSorted();
+    assertThat(sequence.get(sequence.size() - 1)).isEqualTo(sequence.size() - 1);
   }
 
   @Test

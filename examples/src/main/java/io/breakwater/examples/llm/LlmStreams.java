@@ -6,6 +6,7 @@ import io.breakwater.stream.StreamTruncatedException;
 import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.FinishReason;
 import io.breakwater.stream.llm.LlmCallEvent;
+import io.breakwater.stream.llm.LlmDelta;
 import io.breakwater.stream.llm.LlmIncompleteException;
 import io.breakwater.stream.llm.LlmResponse;
 import io.breakwater.stream.llm.LlmStreamClient;
@@ -30,6 +31,18 @@ public final class LlmStreams {
         .map(response -> response.finishReason() == FinishReason.TOOL_CALLS
             ? "run " + response.toolCalls().stream().map(ToolCall::name).toList()
             : response.text());
+    return answer;
+  }
+  // end-snippet
+
+  /** Each fragment of text to the user as it arrives, and the whole answer at the end, from one call. */
+  // snippet:stream-llm-one-pass
+  public static Mono<LlmResponse> showAndKeep(LlmStreamClient client, Object request, Consumer<String> show) {
+    Mono<LlmResponse> answer = client.streamAndAggregate(request, delta -> {
+      if (delta instanceof LlmDelta.Text t) {
+        show.accept(t.text());                                     // every fragment, in order, as it arrives
+      }
+    });                                                            // then the assembled response: one request
     return answer;
   }
   // end-snippet

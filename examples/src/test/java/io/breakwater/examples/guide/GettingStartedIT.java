@@ -1,19 +1,22 @@
 package io.breakwater.examples.guide;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.breakwater.retry.RetryExhaustedException;
-import io.breakwater.retry.RetryStopReason;
+import io.breakwater.deadline.CallTimeoutException;
+import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.LlmStreamClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.client.HttpClient;
@@ -87,6 +90,32 @@ class GettingStartedIT {
     }
   }
 
+  /** Issue 35: a server that never answers ends the call with the deadline's TimeoutException, before the deadline. */
+  @Test
+  void aStalledServerEndsInATimeoutExceptionWithItsAttempts() {
+    AtomicInteger requests = new AtomicInteger();
+    DisposableServer stalled = HttpServer.create().host("127.0.0.1").port(0)
+        .route(routes -> routes.get("/flights", (req, res) -> {
+          requests.incrementAndGet();
+          return Mono.never();
+        }))
+        .bindNow();
+    try {
+      GettingStarted snippet = new GettingStarted(HttpClient.create().host("127.0.0.1").port(stalled.port()));
+      long start = System.nanoTime();
+      Throwable error = Exceptions.unwrap(assertThrows(RuntimeException.class,
+          () -> snippet.flights().block(Duration.ofSeconds(15))));
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      assertThat(error).isInstanceOf(TimeoutException.class).isInstanceOf(DeadlineExceededException.class);
+      assertThat(error.getSuppressed()).as("each attempt's per-call timeout").hasSize(requests.get())
+          .allMatch(CallTimeoutException.class::isInstance);
+      assertThat(requests.get()).as("no attempt with less than a second left").isBetween(2, 3);
+      assertThat(took).as("ended by the 10 s deadline").isLessThan(Duration.ofMillis(10_500));
+    } finally {
+      stalled.disposeNow();
+    }
+  }
+
   @Test
   void aRateLimitWaitsItsRetryAfterBeforeTheRetry() {
     Outcome outcome = flightsAfterA429(Map.of("Retry-After", "1"));
@@ -105,8 +134,8 @@ class GettingStartedIT {
       assertThat(outcome.answer()).isEqualTo("BW123");
       assertThat(outcome.waitBeforeTheRetry()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
     } else {
-      assertThat(outcome.error()).isInstanceOfSatisfying(RetryExhaustedException.class,
-          e -> assertThat(e.reason()).isEqualTo(RetryStopReason.DEADLINE));
+      assertThat(Exceptions.unwrap(outcome.error())).as("the deadline ends it: a TimeoutException")
+          .isInstanceOf(DeadlineExceededException.class).hasMessageContaining("gave up after 1 attempt");
       assertThat(outcome.requestNanos()).hasSize(1);
       assertThat(Duration.ofNanos(outcome.endNanos() - outcome.requestNanos().get(0))).as("after the 429")
           .isLessThan(Duration.ofSeconds(1));

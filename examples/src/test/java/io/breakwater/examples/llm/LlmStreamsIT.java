@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.stream.llm.Dialect;
 import io.breakwater.stream.llm.LlmCallEvent;
+import io.breakwater.stream.llm.LlmResponse;
 import io.breakwater.stream.llm.LlmStreamClient;
 import java.time.Duration;
 import java.util.List;
@@ -39,6 +40,19 @@ class LlmStreamsIT {
       LlmStreamClient client = LlmStreamClient.builder(server.baseUrl(), Dialect.OPENAI_CHAT).build();
       assertThat(LlmStreams.answer(client, REQUEST).block(WAIT)).isEqualTo("Lyon in May");
       assertThat(LlmStreams.answer(client, REQUEST).block(WAIT)).isEqualTo("run [weather]");
+    }
+  }
+
+  @Test
+  void onePassShowsEveryFragmentAndKeepsTheAnswerWithOneRequest() {
+    List<String> shown = new CopyOnWriteArrayList<>();
+    try (LoopbackSse server = LoopbackSse.sse(text("Lyon") + text(" in May") + finish("stop") + DONE)) {
+      LlmStreamClient client = LlmStreamClient.builder(server.baseUrl(), Dialect.OPENAI_CHAT).build();
+      LlmResponse answer = LlmStreams.showAndKeep(client, REQUEST, shown::add).block(WAIT);
+      assertThat(shown).containsExactly("Lyon", " in May");
+      assertThat(answer.text()).isEqualTo("Lyon in May");
+      assertThat(answer.completed()).isTrue();
+      assertThat(server.requests()).isEqualTo(1);
     }
   }
 

@@ -31,13 +31,15 @@ public record LuaScript(String text, String sha) {
 
   /**
    * Runs the script on {@code key} alone, in read-write mode (on the master), through {@code pipeline}: with the
-   * scripts of other calls when they are many at once. Cancelling the returned Mono leaves the command to run to its
-   * end, as Redisson's {@code evalAsync} did: a command cancelled while Redis was down or paused could leave its
-   * encoded arguments unreleased (Netty's leak detector reported one in the redis-store integration tests), and a
-   * command already written may run anyway.
+   * scripts of other calls when they are many at once. Cancelling the returned Mono before the script is sent (while
+   * it waits for a place in the pipeline) drops it unsent; once sent, the command runs to its end, as Redisson's
+   * {@code evalAsync} did: a command cancelled while Redis was down or paused could leave its encoded arguments
+   * unreleased (Netty's leak detector reported one in the redis-store integration tests), and a command already
+   * written may run anyway.
    */
   public <R> Mono<R> run(ScriptPipeline pipeline, String key, RScript.ReturnType type, Object... args) {
-    Mono<R> evalSha = Mono.fromFuture(() -> pipeline.<R>evalSha(key, sha, type, args), true);
+    // the pipeline's own future, not Redisson's: cancelling it only tells the pipeline not to send the script
+    Mono<R> evalSha = Mono.fromFuture(() -> pipeline.<R>evalSha(key, sha, type, args), false);
     return evalSha.onErrorResume(RedisNoScriptException.class,
         noScript -> Mono.fromFuture(() -> pipeline.direct().scriptLoadAsync(key, text).toCompletableFuture(), true)
             .then(evalSha));

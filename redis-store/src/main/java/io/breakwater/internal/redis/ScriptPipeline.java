@@ -109,11 +109,11 @@ public final class ScriptPipeline {
     int missed = 1;
     do {
       while (inFlight.get() < MAX_IN_FLIGHT) {
-        Pending<?> first = queue.poll();
+        Pending<?> first = pollWanted();
         if (first == null) {
           break;
         }
-        Pending<?> second = queue.poll();
+        Pending<?> second = pollWanted();
         try {
           if (second == null) {
             sendAlone(first);
@@ -134,6 +134,19 @@ public final class ScriptPipeline {
       }
       missed = wip.addAndGet(-missed);
     } while (missed != 0);
+  }
+
+  /**
+   * The next waiting script whose caller still waits for it; the ones whose callers left (cancelled, timed out) are
+   * dropped unsent: sent after its caller was told it failed, a claim would hold its key for a lease.
+   */
+  @Nullable
+  private Pending<?> pollWanted() {
+    Pending<?> p;
+    while ((p = queue.poll()) != null && p.reply.isDone()) {
+      // its caller left: never sent
+    }
+    return p;
   }
 
   /** A send takes a place among those in flight. */
@@ -197,7 +210,7 @@ public final class ScriptPipeline {
     byMaster.computeIfAbsent(master(second.key), m -> new ArrayList<>()).add(second);
     int polled = 2;
     Pending<?> next;
-    while (polled < MAX_BATCH && (next = queue.poll()) != null) {
+    while (polled < MAX_BATCH && (next = pollWanted()) != null) {
       byMaster.computeIfAbsent(master(next.key), m -> new ArrayList<>()).add(next);
       polled++;
     }

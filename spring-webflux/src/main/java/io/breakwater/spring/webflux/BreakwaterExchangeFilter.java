@@ -4,6 +4,7 @@ import io.breakwater.deadline.Deadline;
 import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.http.IdempotencyKeyHeader;
+import io.breakwater.idempotency.IdempotencyContext;
 import io.breakwater.internal.http.ErrorExcerpt;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -94,8 +95,11 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
   private ClientRequest withHeaders(ClientRequest request, ContextView context) {
     Optional<String> timeLeft = request.headers().containsHeader(deadlineHeader.name()) ? Optional.empty()
         : Deadline.from(context).map(deadline -> DeadlineHeader.format(deadline.remaining()));
-    Optional<String> key = request.headers().containsHeader(idempotencyKeyHeader.name()) ? Optional.empty()
-        : idempotencyKeyHeader.value(context);
+    boolean keyGiven = request.headers().containsHeader(idempotencyKeyHeader.name());
+    Optional<String> key = keyGiven ? Optional.empty() : idempotencyKeyHeader.value(context);
+    if (keyGiven || key.isPresent()) {
+      IdempotencyContext.current(context).ifPresent(IdempotencyContext::markKeySent);
+    }
     if (timeLeft.isEmpty() && key.isEmpty()) {
       return request;
     }

@@ -90,13 +90,20 @@ abstract class DialectDecoder {
     return responseId;
   }
 
-  /** Parses {@code data}; on invalid JSON reports an {@code invalid_json} error and returns {@code null}. */
+  /**
+   * Parses {@code data} and reports its raw event; on invalid JSON reports an {@code invalid_json} error and returns
+   * {@code null}. An event whose {@code sequence_number} was processed before a resume is dropped: {@code null}.
+   */
   final @Nullable JsonNode parse(String type, String data, Out out) {
     try {
       JsonNode json = mapper.readTree(data);
       if (json == null || json.isMissingNode()) {
         out.fail(serverError("invalid_json", "", "empty event data"));
         return null;
+      }
+      JsonNode sequence = json.get("sequence_number");
+      if (sequence != null && sequence.canConvertToLong() && !out.sequence(sequence.asLong())) {
+        return null;   // delivered before a resume: neither its raw event nor its deltas again
       }
       out.raw(type, json);
       return json;

@@ -210,6 +210,9 @@ final class LlmCall {
       }
     }
     Flux<ByteBuf> bytes = engine.transport.open(request).onErrorMap(HttpStatusException.class, this::masked);
+    if (engine.dialect == Dialect.GEMINI) {
+      bytes = GeminiDecoder.eventStreamOnly(bytes, engine.source);
+    }
     Flux<Item> items = (engine.dialect.isNdjson()
         ? engine.ndjson.lines(bytes).<Item>handle(run::onLine)
         : engine.sse.events(bytes).<Item>handle(run::onEvent))
@@ -550,11 +553,12 @@ final class LlmCall {
     count("breakwater.stream.truncations", kind);
     Throwable cause = exhausted != null ? exhausted : cut instanceof PrematureEndException ? null : cut;
     LlmResponse partial = partialResponse();
+    String output = PartialOutput.of(partial);
     if (cut instanceof TimeoutException) {
-      return new StreamTruncatedByTimeoutException(engine.source, assembler.text(), contentDeltas, partial,
+      return new StreamTruncatedByTimeoutException(engine.source, output, contentDeltas, partial,
           cause != null ? cause : cut);
     }
-    return new StreamTruncatedException(engine.source, assembler.text(), contentDeltas, partial, kind, cause);
+    return new StreamTruncatedException(engine.source, output, contentDeltas, partial, kind, cause);
   }
 
   private LlmResponse partialResponse() {

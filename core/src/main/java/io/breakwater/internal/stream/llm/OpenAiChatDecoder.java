@@ -2,6 +2,7 @@ package io.breakwater.internal.stream.llm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakwater.stream.llm.Citation;
 import io.breakwater.stream.llm.LlmDelta;
 import java.util.HashMap;
 import java.util.Map;
@@ -12,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * OpenAI chat completions and the servers compatible with it. Deviations handled: role-only and empty deltas
  * (framing), {@code choices: []} usage chunks and usage inside the finish chunk, Groq's {@code x_groq.usage},
  * DeepSeek's {@code reasoning_content}, Groq's and OpenRouter's {@code reasoning} (and OpenRouter's
- * {@code reasoning_details} signatures), Mistral's {@code content} arrays with thinking chunks, whole tool calls in
+ * {@code reasoning_details} signatures), Mistral's {@code content} arrays with thinking chunks, {@code annotations}
+ * ({@code url_citation}s of OpenAI web search and OpenRouter) as citations, whole tool calls in
  * one delta, tool calls without an index, in-band {@code "error"} objects after content, the legacy
  * {@code choices[].text} of {@code /v1/completions}.
  */
@@ -70,6 +72,9 @@ final class OpenAiChatDecoder extends DialectDecoder {
       out.delta(new LlmDelta.Refusal(index, refusal));
     }
     reasoning(index, delta, out);
+    for (JsonNode annotation : delta.path("annotations")) {
+      citation(index, annotation, out);
+    }
     JsonNode calls = delta.path("tool_calls");
     for (int i = 0; i < calls.size(); i++) {
       toolCall(index, calls.get(i), out);
@@ -139,6 +144,17 @@ final class OpenAiChatDecoder extends DialectDecoder {
       if (!signature.isEmpty()) {
         out.delta(new LlmDelta.ReasoningSignature(index, signature));
       }
+    }
+  }
+
+  /** An annotation: {@code url_citation} (OpenAI web search, OpenRouter) and others that name a URL or a title. */
+  private static void citation(int index, JsonNode annotation, Out out) {
+    String type = text(annotation.get("type"));
+    JsonNode body = type.isEmpty() || !annotation.path(type).isObject() ? annotation : annotation.path(type);
+    String url = text(body.get("url"));
+    String title = text(body.get("title"));
+    if (!url.isEmpty() || !title.isEmpty()) {
+      out.delta(new LlmDelta.CitationAdded(index, new Citation(url, title, text(body.get("content")), annotation)));
     }
   }
 

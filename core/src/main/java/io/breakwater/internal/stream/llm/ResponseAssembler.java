@@ -34,7 +34,6 @@ public final class ResponseAssembler {
   private int attempts;
   private boolean completed;
   private long outputBytes;
-  private @Nullable String text;
 
   public ResponseAssembler() {
     this(DEFAULT_MAPPER);
@@ -47,7 +46,6 @@ public final class ResponseAssembler {
   /** Adds one delta. */
   public void accept(LlmDelta delta) {
     if (delta instanceof LlmDelta.Text t) {
-      text = null;
       choice(t.choice()).text().append(t.text());
       outputBytes += Utf8.length(t.text());
     } else if (delta instanceof LlmDelta.ToolCallArguments a) {
@@ -100,15 +98,6 @@ public final class ResponseAssembler {
   /** Whether no choice holds anything yet. */
   public boolean isEmpty() {
     return choices.isEmpty();
-  }
-
-  /** The first choice's text so far, for a truncation's {@code partialOutput}. */
-  public String text() {
-    if (text == null) {
-      ChoiceBuilder first = choices.isEmpty() ? null : choices.firstEntry().getValue();
-      text = first == null || first.text == null ? "" : first.text.toString();
-    }
-    return text;
   }
 
   /** Marks the response complete after {@code attempts} attempts (what a {@link LlmDelta.Done} does). */

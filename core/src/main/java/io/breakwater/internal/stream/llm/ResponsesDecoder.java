@@ -35,10 +35,6 @@ final class ResponsesDecoder extends DialectDecoder {
     if (json == null) {
       return;
     }
-    JsonNode sequence = json.get("sequence_number");
-    if (sequence != null && sequence.canConvertToLong() && !out.sequence(sequence.asLong())) {
-      return;
-    }
     String type = text(json.get("type"));
     if (type.isEmpty()) {
       type = sseType;
