@@ -61,7 +61,7 @@ final class CompositionRun {
    * {@code DEDUPLICATED_WRITE}, and a retry that gives up for the deadline may still end with a
    * {@code RetryExhaustedException}. Every invariant is checked either way.
    */
-  static final boolean WRITE_RULE_ON_MAIN = false;
+  static final boolean WRITE_RULE_ON_MAIN = true;
 
   private final CompositionCase c;
   private final VirtualTimeScheduler clock;

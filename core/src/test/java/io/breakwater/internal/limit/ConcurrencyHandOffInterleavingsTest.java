@@ -81,6 +81,6 @@ public class ConcurrencyHandOffInterleavingsTest {
 
   @Test
   void noInterleavingOfAnswersCancellationsAndExpiryLosesOrDoublesAPermit() {
-    LimitedCall.explore(ConcurrencyHandOffInterleavingsTest.class);
+    LimitedCall.explore(ConcurrencyHandOffInterleavingsTest.class, 8, 200);
   }
 }

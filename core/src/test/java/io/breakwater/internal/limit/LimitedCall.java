@@ -71,13 +71,13 @@ final class LimitedCall {
 
   /**
    * Explores {@code test}'s scenarios with Lincheck's model checker: its constructor sets the scene, then one
-   * operation on each of two threads and one after them, in every interleaving the checker tries (a fixed number, so
-   * that a build takes the same time and finds the same failures).
+   * operation on each of two threads and one after them, in {@code iterations} scenarios of {@code invocations}
+   * interleavings each (fixed numbers, so that a build takes the same time and finds the same failures).
    */
-  static void explore(Class<?> test) {
+  static void explore(Class<?> test, int iterations, int invocations) {
     new ModelCheckingOptions()
-        .iterations(8)
-        .invocationsPerIteration(200)
+        .iterations(iterations)
+        .invocationsPerIteration(invocations)
         .threads(2)
         .actorsPerThread(1)
         .actorsBefore(0)

@@ -83,6 +83,6 @@ public class RateHandOffInterleavingsTest {
 
   @Test
   void noInterleavingOfGrantsCancellationsAndAnswersSpendsARequestTwiceOrLeavesACallBehind() {
-    LimitedCall.explore(RateHandOffInterleavingsTest.class);
+    LimitedCall.explore(RateHandOffInterleavingsTest.class, 4, 100);
   }
 }
