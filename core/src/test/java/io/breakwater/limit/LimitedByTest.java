@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakwater.deadline.Deadline;
+import io.breakwater.deadline.DeadlineExceededException;
 import io.breakwater.deadline.DeadlineSpec;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;

@@ -5,6 +5,7 @@ import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
 import io.breakwater.internal.Saturating;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import org.jspecify.annotations.Nullable;
@@ -460,10 +461,25 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       return;
     }
     if (terminate()) {
-      actual.onError(t);
+      actual.onError(endedBy(t));
     } else {
       Operators.onErrorDropped(t, context);
     }
+  }
+
+  /**
+   * The error the subscriber gets for upstream's {@code t}: the deadline's own timeout when {@code t} comes once the
+   * deadline has passed (an inner wait, a limit or a retry bounded by the deadline gave up at its instant, before
+   * this deadline's timer fired), with {@code t} suppressed in it; else {@code t}. A call that its deadline ends
+   * always fails with a {@link TimeoutException}.
+   */
+  private Throwable endedBy(Throwable t) {
+    if (t instanceof TimeoutException || expiresAt == Long.MAX_VALUE || deadline.remainingNanos() > 0) {
+      return t;
+    }
+    TimeoutException exceeded = deadline.exceeded();
+    exceeded.addSuppressed(t);
+    return exceeded;
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -19,10 +20,12 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * One call's turn in a limit's queue. Its state moves once from {@code WAITING} to {@code GRANTED} (the limit gave it
- * its permits), {@code CANCELLED} (the caller left) or {@code EXPIRED} (its wait ran out), and from {@code GRANTED}
+ * its permits), {@code CANCELLED} (the caller left) or {@code EXPIRED} (its wait ran out), from {@code GRANTED}
  * to {@code CLAIMED} (the call was subscribed, and its subscriber now owns the permits) or {@code CANCELLED} (the
- * caller left between the grant and the subscription). Every move is a compare-and-set, so whichever of the grant,
- * the cancellation and the timer comes first wins, and the permits are given back exactly once.
+ * caller left between the grant and the subscription), and from {@code CLAIMED} to {@code CANCELLED} (the caller left
+ * while the call runs: the turn cancels the call itself, see {@link #claimed}). Every move is a compare-and-set, so
+ * whichever of the grant, the cancellation and the timer comes first wins, and the permits are given back exactly
+ * once.
  */
 abstract class Turn {
 
@@ -41,9 +44,15 @@ abstract class Turn {
   private MonoSink<Void> sink;
   @Nullable
   private volatile Disposable timer;
+<<<<<<< HEAD
   /** The deadline in force for the caller, which may be what bounds the wait. */
   @Nullable
   private Deadline deadline;
+=======
+  /** The running call's subscription, once it is subscribed; cancelled by a caller that leaves after the claim. */
+  @Nullable
+  private volatile Subscription call;
+>>>>>>> suite
 
   /**
    * Takes the turn out of its queue, by whoever moved it out of {@code WAITING} but the limit; called again when the
@@ -71,7 +80,8 @@ abstract class Turn {
           sink = s;
           enqueue.run();
         })
-        .thenMany(Flux.defer(() -> STATE.compareAndSet(this, GRANTED, CLAIMED) ? permitted.get() : Flux.empty()))
+        .thenMany(Flux.defer(() -> STATE.compareAndSet(this, GRANTED, CLAIMED)
+            ? Flux.from(permitted.get()).doOnSubscribe(this::claimed) : Flux.empty()))
         .doFinally(signal -> {
           if (signal == SignalType.CANCEL) {
             abandon();
@@ -159,6 +169,7 @@ abstract class Turn {
   }
 
   /**
+<<<<<<< HEAD
    * A wait that the deadline ended (no time left when it ran out) is the deadline's {@code TimeoutException}, with
    * the limit's refusal as a suppressed exception; one that the limit's own {@code maxWait} ended is the refusal.
    */
@@ -171,6 +182,19 @@ abstract class Turn {
         "it ran out while the call waited in a limit's queue (" + refusal.getMessage() + ")");
     exceeded.addSuppressed(refusal);
     return exceeded;
+=======
+   * The call of a claimed turn is subscribed. Reactor's {@code thenMany} can lose a cancellation that races with the
+   * subscription of its second source (its concat checks for a cancellation, then takes the new subscription, with
+   * nothing between the two that a cancel on another thread sees), and the call would then run on, holding its
+   * permits, for a caller that left. So the turn cancels the call itself: whichever of this and {@link #abandon}
+   * comes second sees the other's write and cancels it (twice at worst, which a subscription ignores).
+   */
+  private void claimed(Subscription s) {
+    call = s;
+    if (state == CANCELLED) {
+      s.cancel();
+    }
+>>>>>>> suite
   }
 
   private void abandon() {
@@ -179,6 +203,11 @@ abstract class Turn {
       leaveQueue();
     } else if (STATE.compareAndSet(this, GRANTED, CANCELLED)) {
       returnGrant();
+    } else if (STATE.compareAndSet(this, CLAIMED, CANCELLED)) {
+      Subscription s = call;
+      if (s != null) {
+        s.cancel();
+      }
     }
   }
 
