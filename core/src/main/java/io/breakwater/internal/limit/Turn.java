@@ -44,15 +44,12 @@ abstract class Turn {
   private MonoSink<Void> sink;
   @Nullable
   private volatile Disposable timer;
-<<<<<<< HEAD
   /** The deadline in force for the caller, which may be what bounds the wait. */
   @Nullable
   private Deadline deadline;
-=======
   /** The running call's subscription, once it is subscribed; cancelled by a caller that leaves after the claim. */
   @Nullable
   private volatile Subscription call;
->>>>>>> suite
 
   /**
    * Takes the turn out of its queue, by whoever moved it out of {@code WAITING} but the limit; called again when the
@@ -169,7 +166,6 @@ abstract class Turn {
   }
 
   /**
-<<<<<<< HEAD
    * A wait that the deadline ended (no time left when it ran out) is the deadline's {@code TimeoutException}, with
    * the limit's refusal as a suppressed exception; one that the limit's own {@code maxWait} ended is the refusal.
    */
@@ -182,7 +178,9 @@ abstract class Turn {
         "it ran out while the call waited in a limit's queue (" + refusal.getMessage() + ")");
     exceeded.addSuppressed(refusal);
     return exceeded;
-=======
+  }
+
+  /**
    * The call of a claimed turn is subscribed. Reactor's {@code thenMany} can lose a cancellation that races with the
    * subscription of its second source (its concat checks for a cancellation, then takes the new subscription, with
    * nothing between the two that a cancel on another thread sees), and the call would then run on, holding its
@@ -194,7 +192,6 @@ abstract class Turn {
     if (state == CANCELLED) {
       s.cancel();
     }
->>>>>>> suite
   }
 
   private void abandon() {
