@@ -7,11 +7,16 @@ import io.breakwater.http.IdempotencyKeyHeader;
 import io.breakwater.internal.http.ErrorExcerpt;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
@@ -32,7 +37,9 @@ import reactor.util.context.ContextView;
  *       from the Reactor Context when the request goes out, so a retry tells the server its own, shorter budget and
  *       an attempt inside {@code perCallTimeout()} tells the attempt's budget;</li>
  *   <li>the idempotency key in force ({@code Idempotency-Key}, see {@link IdempotencyKeyHeader}) inside
- *       {@code idempotentBy}, so that the dependency can dedupe too.</li>
+ *       {@code idempotentBy}, so that the dependency can dedupe too: to every host by default, or only to the hosts
+ *       given to {@link Builder#idempotencyKeyHosts} (the key names the namespace and tool, and a derived key holds an
+ *       unkeyed hash of the arguments: send it only to the dependencies that dedupe on it).</li>
  * </ul>
  *
  * <p>A header the request already has is left as it is. Requests outside a deadline or {@code idempotentBy} go
@@ -68,11 +75,14 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
 
   private final DeadlineHeader deadlineHeader;
   private final IdempotencyKeyHeader idempotencyKeyHeader;
+  /** The hosts (lower case) the idempotency key is sent to; {@code null}: every host. */
+  private final @Nullable Set<String> idempotencyKeyHosts;
   private final ErrorExcerpt excerpt = ErrorExcerpt.standard();
 
   private BreakwaterExchangeFilter(Builder builder) {
     this.deadlineHeader = builder.deadlineHeader;
     this.idempotencyKeyHeader = builder.idempotencyKeyHeader;
+    this.idempotencyKeyHosts = builder.idempotencyKeyHosts;
   }
 
   /** The filter with {@link DeadlineHeader#standard()} and {@link IdempotencyKeyHeader#standard()}. */
@@ -94,8 +104,8 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
   private ClientRequest withHeaders(ClientRequest request, ContextView context) {
     Optional<String> timeLeft = request.headers().containsHeader(deadlineHeader.name()) ? Optional.empty()
         : Deadline.from(context).map(deadline -> DeadlineHeader.format(deadline.remaining()));
-    Optional<String> key = request.headers().containsHeader(idempotencyKeyHeader.name()) ? Optional.empty()
-        : idempotencyKeyHeader.value(context);
+    Optional<String> key = request.headers().containsHeader(idempotencyKeyHeader.name())
+        || !sendsKeyTo(request.url().getHost()) ? Optional.empty() : idempotencyKeyHeader.value(context);
     if (timeLeft.isEmpty() && key.isEmpty()) {
       return request;
     }
@@ -105,6 +115,11 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
           key.ifPresent(value -> headers.set(idempotencyKeyHeader.name(), value));
         })
         .build();
+  }
+
+  private boolean sendsKeyTo(@Nullable String host) {
+    Set<String> hosts = idempotencyKeyHosts;
+    return hosts == null || host != null && hosts.contains(host.toLowerCase(Locale.ROOT));
   }
 
   /**
@@ -138,8 +153,22 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
   public static final class Builder {
     private DeadlineHeader deadlineHeader = DeadlineHeader.standard();
     private IdempotencyKeyHeader idempotencyKeyHeader = IdempotencyKeyHeader.standard();
+    private @Nullable Set<String> idempotencyKeyHosts;
 
     private Builder() {}
+
+    /**
+     * Sends the idempotency key only to requests for these hosts (compared without case, e.g.
+     * {@code api.stripe.com}); none: never. Default: every host. The Spring Boot starter's filter sends it to none.
+     */
+    public Builder idempotencyKeyHosts(Collection<String> hosts) {
+      Set<String> lower = new HashSet<>();
+      for (String host : hosts) {
+        lower.add(Objects.requireNonNull(host, "host").toLowerCase(Locale.ROOT));
+      }
+      this.idempotencyKeyHosts = Set.copyOf(lower);
+      return this;
+    }
 
     /** The header that carries the time left; default {@link DeadlineHeader#standard()}. */
     public Builder deadlineHeader(DeadlineHeader header) {
