@@ -12,6 +12,7 @@ import io.breakwater.internal.Durations;
 import io.breakwater.internal.idempotency.BackgroundCompletions;
 import io.breakwater.internal.idempotency.InMemoryIdempotencyStore;
 import io.breakwater.internal.idempotency.KeyedHashes;
+import io.breakwater.internal.idempotency.OwnerTokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
@@ -386,6 +387,7 @@ public final class IdempotencyPolicy {
     }
 
     public IdempotencyPolicy build() {
+      OwnerTokens.seed();   // on the caller's thread: seeding reads the system's entropy source
       positive("ttl", ttl);
       positive("lease", lease);
       positive("pollInterval", pollInterval);

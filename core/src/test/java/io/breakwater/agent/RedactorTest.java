@@ -3,6 +3,8 @@ package io.breakwater.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.internal.agent.Redactor;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -88,5 +90,72 @@ class RedactorTest {
   void onlyChosenFieldsAreSelectedForEvents() {
     assertThat(redactor.selectFields(Map.of("city", "Lyon", "token", "t", "date", "2026-12-04"),
         List.of("city", "token", "missing")).toString()).isEqualTo("{\"city\":\"Lyon\",\"token\":\"[redacted]\"}");
+  }
+
+  @Test
+  void credentialsOfWellKnownShapesAreMaskedInFreeTextWithoutAName() {
+    String text = "key sk-abcdef0123456789ABCDEF rejected; sk-ant-api03-Zx9_yW8-vU7t; sk_live_51HxQz8aBcD; "
+        + "AKIAIOSFODNN7EXAMPLE in us-east-1; AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUv; "
+        + "ghp_0123456789abcdefghijABCDEFGHIJ; xoxb-1234567890-abcdef; "
+        + "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl; Bearer 0a1b2c3d4e5f6a7b8c9d sent";
+    assertThat(redactor.redactText(text)).isEqualTo("key [redacted] rejected; [redacted]; [redacted]; "
+        + "[redacted] in us-east-1; [redacted]; [redacted]; [redacted]; jwt [redacted]; Bearer [redacted] sent");
+    // ordinary words that share a prefix are left alone
+    assertThat(redactor.redactText("risk-assessment of sk-learn, the bearer of news, eyJ, AKIA?"))
+        .isEqualTo("risk-assessment of sk-learn, the bearer of news, eyJ, AKIA?");
+  }
+
+  /**
+   * Each input is a MiB built to make a backtracking pattern re-read the text from every position: chains of names
+   * ({@code a=a=a=}, which took 44 s at 128 KiB), unterminated and nested quotes, escapes, runs of key characters and
+   * of prefixes of credential shapes.
+   */
+  @Test
+  void maskingIsLinearOnAdversarialInputsOfOneMebibyte() {
+    int mib = 1 << 20;
+    Map<String, String> inputs = new LinkedHashMap<>();
+    inputs.put("a=a=a=", repeat("a=", mib));
+    inputs.put("token=token=", repeat("token=", mib));
+    inputs.put("a:'a:'a:'", repeat("a:'", mib));
+    inputs.put("\"a\":\"a\":", repeat("\"a\":", mib));
+    inputs.put("\"a\"=\"a\"=", repeat("\"a\"=", mib));
+    inputs.put("token=\" then escapes", "token=\"" + repeat("\\\"", mib));
+    inputs.put("quotes", repeat("\"", mib));
+    inputs.put("key characters", repeat("a", mib));
+    inputs.put("a name then spaces", "a" + repeat(" ", mib));
+    inputs.put("a.b.c.", repeat("a.", mib));
+    inputs.put("cookie=a;", "cookie=" + repeat("a;", mib));
+    inputs.put("sk-sk-", repeat("sk-", mib));
+    inputs.put("sk-a sk-a", repeat("sk-a ", mib));
+    inputs.put("AKIA", repeat("AKIA", mib));
+    inputs.put("eyJ.", repeat("eyJaaaaaaaa.", mib));
+    inputs.put("eyJ.eyJ.", "eyJaaaaaaaa." + repeat("eyJaaaa", mib));
+    inputs.put("Bearer Bearer", repeat("Bearer ", mib));
+    inputs.put("Bearer then spaces", "Bearer" + repeat(" ", mib));
+    inputs.put("token token", repeat("token ", mib));
+    inputs.put("auth=auth=", repeat("auth=", mib));
+    Duration budget = Duration.ofMillis(100);
+    // many short calls first, so that the JIT is asked to compile the scanners before they are timed
+    String sample = String.join("", inputs.values().stream().map(t -> t.substring(0, 64)).toList());
+    for (int i = 0; i < 5_000; i++) {
+      redactor.redactText(sample);
+    }
+    // each input is run until one run is under budget, within 90 s for all: on a busy machine, with the coverage
+    // agent, the compiled scanners arrive only after many seconds; a quadratic scan never gets there (a=a=a= of
+    // 64 KiB took 12 s before)
+    long window = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    inputs.forEach((name, text) -> {
+      long best = Long.MAX_VALUE;
+      do {
+        long start = System.nanoTime();
+        redactor.redactText(text);
+        best = Math.min(best, System.nanoTime() - start);
+      } while (best >= budget.toNanos() && System.nanoTime() - window < 0);
+      assertThat(Duration.ofNanos(best)).as(name).isLessThan(budget);
+    });
+  }
+
+  private static String repeat(String unit, int length) {
+    return unit.repeat(length / unit.length()).substring(0, length / unit.length() * unit.length());
   }
 }

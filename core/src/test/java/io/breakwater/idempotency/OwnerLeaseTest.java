@@ -230,4 +230,54 @@ class OwnerLeaseTest {
   private static String describe(ContextView ctx) {
     return "tenant=" + ctx.getOrDefault("tenant", "none") + " deadline=" + Deadline.from(ctx).isPresent();
   }
+
+  /**
+   * A fencing token is 128 random bits nobody can compute from tokens they saw. With {@code ThreadLocalRandom} a
+   * token was two consecutive outputs: inverting its output mix on the first half gave the generator's state, hence
+   * the second half and the tokens after it.
+   */
+  @Test
+  void anOwnerTokenCannotBeComputedFromTheTokensBefore() {
+    IdempotencyPolicy policy = policy(memory).build();
+    List<String> tokens = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      Mono.deferContextual(ctx -> {
+        tokens.add(IdempotencyContext.current(ctx).orElseThrow().ownerToken());
+        return Mono.just("refund");
+      }).transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.refund", "order-" + i, Map.of()), policy,
+          String.class)).block();
+    }
+    assertThat(tokens).hasSize(20).doesNotHaveDuplicates().allMatch(t -> t.matches("[0-9a-f]{32}"));
+    for (String token : tokens) {
+      long first = Long.parseUnsignedLong(token.substring(0, 16), 16);
+      long second = Long.parseUnsignedLong(token.substring(16), 16);
+      assertThat(second).as("the second half predicted from the first").isNotEqualTo(mix64(unmix64(first) + GAMMA));
+    }
+  }
+
+  /** ThreadLocalRandom's seed increment and output mix (Stafford's variant 13), and the mix's inverse. */
+  private static final long GAMMA = 0x9e3779b97f4a7c15L;
+
+  private static long mix64(long z) {
+    z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+    z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
+    return z ^ (z >>> 33);
+  }
+
+  private static long unmix64(long z) {
+    z = z ^ (z >>> 33);
+    z = (z * inverse(0xc4ceb9fe1a85ec53L));
+    z = z ^ (z >>> 33);
+    z = (z * inverse(0xff51afd7ed558ccdL));
+    return z ^ (z >>> 33);
+  }
+
+  /** The multiplicative inverse of an odd number modulo 2^64 (Newton's iteration). */
+  private static long inverse(long odd) {
+    long x = odd;
+    for (int i = 0; i < 5; i++) {
+      x *= 2 - odd * x;
+    }
+    return x;
+  }
 }

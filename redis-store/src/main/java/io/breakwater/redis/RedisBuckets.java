@@ -21,6 +21,10 @@ import reactor.core.publisher.Mono;
  * Redisson's {@code RRateLimiter} does not fit: it has one kind of permit, cannot give permits back (an estimate
  * corrected by actual usage, a call refused before it was sent), cannot be told what the provider says (remaining,
  * limit, reset, a reserve after a 429), and does not say when permits will be there.
+ *
+ * <p>A provider's limit lowers a bucket's cap (to one permit at least) for one interval after it last said so
+ * ({@code k<d>}, the instant the configured cap comes back); whether a call is too heavy is judged on the configured
+ * cap, so one answer of one instance cannot lock every instance out.
  */
 final class RedisBuckets implements BucketStore {
 
@@ -45,9 +49,11 @@ final class RedisBuckets implements BucketStore {
           s['l' .. d] = conf[d] < 0 and 0 or conf[d]
           s['p' .. d] = 0; s['u' .. d] = now; s['a' .. d] = 0; s['s' .. d] = 0; s['x' .. d] = now
         end
+        if s['k' .. d] == nil then s['k' .. d] = now end
       end
       if s.last == nil then s.last = now; s.blk = now end
       local function cap(d) local c = s['c' .. d]; if c < 0 then return INF end; return c end
+      local function configured(d) if conf[d] < 0 then return INF end; return conf[d] end
       local function level(d) if cap(d) == INF then return INF end; return s['l' .. d] end
       local function rate(d) return cap(d) / interval[d] end
       local function reserve(d)
@@ -73,10 +79,21 @@ final class RedisBuckets implements BucketStore {
         end
         s.last = now
       end
+      for _, d in ipairs(dims) do
+        if cap(d) < configured(d) and now >= s['k' .. d] then
+          s['c' .. d] = conf[d]
+          if conf[d] < 0 then s['l' .. d] = 0 end
+        end
+      end
       local function untilD(d, need)
         if cap(d) == INF then return 0 end
         local deficit = need - s['l' .. d]
         if deficit <= 0 then return 0 end
+        if need > cap(d) and cap(d) < configured(d) then
+          local restored = math.max(0, s['k' .. d] - now)
+          if configured(d) == INF then return restored end
+          return restored + math.ceil((need - cap(d)) / (configured(d) / interval[d]))
+        end
         local from = now
         local pu, pr = s['u' .. d], s['p' .. d]
         if pu > now and pr > 0 then
@@ -96,11 +113,12 @@ final class RedisBuckets implements BucketStore {
       local function apply(d, present, limit, remaining, reset, takenSince, admittedAt, shortfall)
         if present ~= 1 then return end
         if limit >= 0 then
-          local lim = limit
-          if conf[d] >= 0 then lim = math.min(conf[d], limit) end
+          local lim = math.max(1, limit)
+          if conf[d] >= 0 then lim = math.min(conf[d], lim) end
           if cap(d) == INF then s['l' .. d] = lim end
           s['c' .. d] = lim
           s['l' .. d] = math.min(s['l' .. d], lim)
+          s['k' .. d] = now + interval[d]
         end
         if cap(d) == INF or remaining < 0 then return end
         local rem = remaining - takenSince
@@ -124,7 +142,7 @@ final class RedisBuckets implements BucketStore {
       if op == 'take' then
         local tokens = tonumber(ARGV[7])
         local taken, heavy, wait = 0, 0, 0
-        if tokens > cap('t') or cap('r') < 1 then
+        if tokens > configured('t') or configured('r') < 1 then
           heavy = 1
           wait = -1
         elseif now >= s.blk and level('r') - reserve('r') >= 1 and level('t') - reserve('t') >= tokens then

@@ -50,7 +50,12 @@ class RedisRateLimitIT {
 
   /** The tokens the bucket holds, read from the hash. */
   private double level() {
-    String reply = redis.command("HGET", "bw:rate:{openai}", "lt");
+    return field("lt");
+  }
+
+  /** A number of the limit's hash. */
+  private double field(String name) {
+    String reply = redis.command("HGET", "bw:rate:{openai}", name);
     return Double.parseDouble(reply.substring(reply.indexOf('\n') + 1).trim());
   }
 
@@ -127,6 +132,26 @@ class RedisRateLimitIT {
         .map(Object.class::cast).onErrorResume(Mono::just).block(Duration.ofSeconds(5));
     assertThat(refusal).isInstanceOfSatisfying(LimitExceededException.class,
         e -> assertThat(e.reason()).isEqualTo(Reason.TOO_HEAVY));
+  }
+
+  @Test
+  void aProvidersLimitOfOneTokenLowersTheSharedCapForOneIntervalAndLocksNoInstanceOut() {
+    RateLimit template = RateLimit.builder("openai").tokens(600, Duration.ofSeconds(2)).build();
+    RateLimit onA = RedisRateLimit.builder(a, template).operationTimeout(Duration.ofSeconds(5)).build();
+    RateLimit onB = RedisRateLimit.builder(b, template).operationTimeout(Duration.ofSeconds(5)).build();
+    // one answer on one instance, from a hostile or misconfigured proxy
+    Mono.just(new Reply(0, Map.of("x-ratelimit-limit-tokens", List.of("1"))))
+        .transformDeferred(throttledBy(onA, CallWeight.<Reply>tokens(0).headers(Reply::headers)))
+        .block(Duration.ofSeconds(5));
+    assertThat(field("ct")).as("the cap the answer set").isEqualTo(1);
+
+    long start = System.nanoTime();
+    Object other = Mono.just(1).transformDeferred(throttledBy(onB, CallWeight.tokens(300))).map(Object.class::cast)
+        .onErrorResume(Mono::just).block(Duration.ofSeconds(10));
+    long waited = (System.nanoTime() - start) / 1_000_000;
+    assertThat(other).as("delayed, not refused as too heavy").isEqualTo(1);
+    assertThat(waited).as("the configured cap is back after its interval (2 s)").isBetween(1_000L, 8_000L);
+    assertThat(field("ct")).isEqualTo(600);
   }
 
   @Test

@@ -76,7 +76,7 @@ public record BreakwaterProperties(
    *
    * @param enabled whether the filter is installed in a reactive web application
    * @param max the longest deadline a caller may ask for; longer ones are cut to it
-   * @param defaultBudget the deadline of a request that carries no header; none when unset
+   * @param defaultBudget the deadline of a request that carries no header (cut to {@code max}); 30 s when unset
    */
   public record Inbound(@DefaultValue("true") boolean enabled, @DefaultValue("5m") Duration max,
       Duration defaultBudget) {}

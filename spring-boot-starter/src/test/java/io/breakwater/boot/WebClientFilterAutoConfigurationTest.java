@@ -1,15 +1,20 @@
 package io.breakwater.boot;
 
+import static io.breakwater.Breakwater.idempotentBy;
 import static io.breakwater.Breakwater.withDeadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyPolicy;
+import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.internal.boot.BreakwaterAutoConfiguration;
 import io.breakwater.internal.boot.BreakwaterWebClientAutoConfiguration;
 import io.breakwater.spring.webflux.BreakwaterExchangeFilter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -74,6 +79,21 @@ class WebClientFilterAutoConfigurationTest {
       assertThat(timeLeft).as("the configured deadline header").isNotNull();
       assertThat(DeadlineHeader.parse(timeLeft)).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5).toNanos());
       assertThat(sent.get(0).headers().containsHeader(DeadlineHeader.DEFAULT_NAME)).isFalse();
+    });
+  }
+
+  @Test
+  void aBootBuiltWebClientSendsNoIdempotencyKeyToTheHostItCalls() {
+    runner.run(context -> {
+      Mono<String> call = context.getBean(WebClient.Builder.class).exchangeFunction(rateLimited).build()
+          .post().uri("http://third-party.test/transfer").retrieve().bodyToMono(String.class)
+          .transformDeferred(idempotentBy(IdempotencyKey.explicit("bank.transfer", "t-1", Map.of("pin", "1234")),
+              IdempotencyPolicy.builder(IdempotencyStore.inMemory()).keySecret(new byte[32]).build(),
+              String.class));
+      StepVerifier.create(call).expectError(HttpStatusException.class).verify(Duration.ofSeconds(30));
+      assertThat(sent).hasSize(1);
+      assertThat(sent.get(0).headers().containsHeader("Idempotency-Key")).as("the plain key, naming the tenant")
+          .isFalse();
     });
   }
 

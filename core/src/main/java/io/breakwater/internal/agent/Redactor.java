@@ -18,8 +18,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Hides sensitive fields: in argument trees (events, fingerprints) and in free text (failure reasons, memory lines).
@@ -58,23 +56,40 @@ public final class Redactor {
       .addModule(new Jdk8Module())
       .build();
 
-  /**
-   * A name (optionally quoted) that does not continue a longer one, {@code =} or {@code :}, then the value: a double-
-   * or single-quoted string with escapes (to the end of the text when unterminated), or an unquoted word, with an
-   * authorisation scheme before it.
-   */
-  private static final Pattern NAME_VALUE = Pattern.compile("(?<![\\w.-])([\"']?)([A-Za-z][\\w.-]*)\\1(\\s*[:=]\\s*)"
-      + "(\"(?:[^\"\\\\]|\\\\.)*+(?:\"|\\\\?$)|'(?:[^'\\\\]|\\\\.)*+(?:'|\\\\?$)"
-      + "|(?i:(?:bearer|basic|digest|token)\\s+)?[^\\s,;&}\\]]+)");
-  /** The rest of a cookie header's line, which holds several {@code name=value} pairs. */
-  private static final Pattern REST_OF_LINE = Pattern.compile("[^\\r\\n]*");
+  private static final byte LETTER = 1;
+  private static final byte NAME_CHAR = 2;
+  private static final byte SPACE = 4;
+  /** The classes of the ASCII characters: a letter, a character of a name ({@code [\\w.-]}), white space. */
+  private static final byte[] CHARS = new byte[128];
+
+  static {
+    for (char c = 0; c < 128; c++) {
+      boolean letter = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z';
+      boolean name = letter || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-';
+      boolean space = c == ' ' || c == '\t' || c == '\n' || c == '\u000b' || c == '\f' || c == '\r';
+      CHARS[c] = (byte) ((letter ? LETTER : 0) | (name ? NAME_CHAR : 0) | (space ? SPACE : 0));
+    }
+  }
+
+  /** The authorisation schemes that may precede an unquoted value, which is then masked with them. */
+  private static final List<String> SCHEMES = List.of("bearer", "basic", "digest", "token");
 
   private final Set<String> fields;
+  /** The length of the shortest sensitive name or term: a shorter name is never sensitive. */
+  private final int shortestSensitive;
 
   public Redactor(Collection<String> extraFields) {
     Set<String> all = new HashSet<>(SENSITIVE_NAMES);
     extraFields.forEach(f -> all.add(normalise(f)));
     this.fields = Set.copyOf(all);
+    int shortest = Integer.MAX_VALUE;
+    for (String name : all) {
+      shortest = Math.min(shortest, name.length());
+    }
+    for (String term : SENSITIVE_TERMS) {
+      shortest = Math.min(shortest, term.length());
+    }
+    this.shortestSensitive = shortest;
   }
 
   /** The ids of the Jackson modules that read tool arguments (for tests). */
@@ -84,6 +99,9 @@ public final class Redactor {
 
   /** Whether a field of this name is redacted. */
   public boolean sensitive(String field) {
+    if (field.length() < shortestSensitive) {
+      return false;   // normalising only shortens a name
+    }
     String name = normalise(field);
     if (fields.contains(name)) {
       return true;
@@ -96,34 +114,150 @@ public final class Redactor {
     return false;
   }
 
-  /** {@code text} with the values of sensitive {@code name=value}, {@code name: value} and JSON pairs masked. */
+  /**
+   * {@code text} with the values of sensitive {@code name=value}, {@code name: value} and JSON pairs masked, and every
+   * credential of a well-known shape ({@link CredentialShapes}). Linear in the length of the text whatever it holds.
+   */
   public String redactText(String text) {
     if (text == null) {
       return "";
     }
-    Matcher m = NAME_VALUE.matcher(text);
+    return CredentialShapes.mask(maskNamedValues(text), MASK);
+  }
+
+  /**
+   * Masks the value after each sensitive name. A name (optionally quoted) starts with a letter, does not continue a
+   * longer one ({@code [\\w.-]}), and is followed by {@code =} or {@code :}; the value is read only after the name
+   * proved sensitive. Written by hand, each character read a bounded number of times: the regular expression it
+   * replaces matched a value after every name, sensitive or not, so {@code a=a=a=...} read the rest of the text from
+   * each {@code =} (128 KiB took 44 s).
+   */
+  private String maskNamedValues(String text) {
     StringBuilder out = null;
     int copied = 0;
-    int from = 0;
-    while (from < text.length() && m.find(from)) {
-      if (!sensitive(m.group(2))) {
-        from = m.end(3);
+    int n = text.length();
+    for (int i = 0; i < n; ) {
+      // one table look-up a character, no call: the loop stays small enough to be compiled whatever instruments it
+      char c = text.charAt(i);
+      if (c >= 128 || (CHARS[c] & LETTER) == 0 || i > 0 && isNameChar(text.charAt(i - 1))) {
+        i++;
+        continue;
+      }
+      int nameEnd = i + 1;
+      while (nameEnd < n && isNameChar(text.charAt(nameEnd))) {
+        nameEnd++;
+      }
+      int j = nameEnd;
+      if (i > 0 && isQuote(text.charAt(i - 1)) && (i < 2 || !isNameChar(text.charAt(i - 2))) && j < n
+          && text.charAt(j) == text.charAt(i - 1)) {
+        j++;   // "name": the quotes around a name must match
+      }
+      j = skipSpace(text, j);
+      if (j >= n || text.charAt(j) != '=' && text.charAt(j) != ':') {
+        i = nameEnd;
+        continue;
+      }
+      int nameStart = i;
+      int valueStart = skipSpace(text, j + 1);
+      i = valueStart;
+      if (nameEnd - nameStart < shortestSensitive || !sensitive(text.substring(nameStart, nameEnd))) {
+        continue;
+      }
+      int valueEnd = valueEnd(text, valueStart, normalise(text.substring(nameStart, nameEnd)).contains("cookie"));
+      if (valueEnd == valueStart) {
         continue;
       }
       if (out == null) {
-        out = new StringBuilder(text.length());
+        out = new StringBuilder(n);
       }
-      int valueEnd = m.end(4);
-      if (normalise(m.group(2)).contains("cookie") && !m.group(4).startsWith("\"")
-          && !m.group(4).startsWith("'")) {
-        Matcher line = REST_OF_LINE.matcher(text).region(m.start(4), text.length());
-        valueEnd = line.lookingAt() ? line.end() : valueEnd;
-      }
-      out.append(text, copied, m.start(4)).append(MASK);
+      out.append(text, copied, valueStart).append(MASK);
       copied = valueEnd;
-      from = valueEnd;
+      i = valueEnd;
     }
-    return out == null ? text : out.append(text, copied, text.length()).toString();
+    return out == null ? text : out.append(text, copied, n).toString();
+  }
+
+  /**
+   * Where the value starting at {@code start} ends: a double- or single-quoted string with escapes (to the end of the
+   * text when unterminated), else an unquoted word with an authorisation scheme before it, or for a cookie the rest
+   * of the line; {@code start} when there is no value.
+   */
+  private static int valueEnd(String text, int start, boolean cookie) {
+    int n = text.length();
+    if (start >= n) {
+      return start;
+    }
+    char quote = text.charAt(start);
+    if (quote == '"' || quote == '\'') {
+      for (int i = start + 1; i < n; i++) {
+        char c = text.charAt(i);
+        if (c == '\\') {
+          i++;
+        } else if (c == quote) {
+          return i + 1;
+        }
+      }
+      return n;
+    }
+    int wordStart = start;
+    for (String scheme : SCHEMES) {
+      int after = start + scheme.length();
+      if (after < n && text.regionMatches(true, start, scheme, 0, scheme.length())
+          && isSpace(text.charAt(after))) {
+        int word = after;
+        while (word < n && isSpace(text.charAt(word))) {
+          word++;
+        }
+        if (wordEnd(text, word) > word) {
+          wordStart = word;
+        }
+        break;
+      }
+    }
+    int end = wordEnd(text, wordStart);
+    if (end == wordStart) {
+      return start;
+    }
+    if (cookie) {
+      while (end < n && text.charAt(end) != '\r' && text.charAt(end) != '\n') {
+        end++;
+      }
+    }
+    return end;
+  }
+
+  /** The first character at or after {@code i} that is not white space ({@code \\s}). */
+  private static int skipSpace(String text, int i) {
+    while (i < text.length() && isSpace(text.charAt(i))) {
+      i++;
+    }
+    return i;
+  }
+
+  private static boolean isSpace(char c) {
+    return c < 128 && (CHARS[c] & SPACE) != 0;
+  }
+
+  /** {@code [\\w.-]}: a character that continues a name. */
+  private static boolean isNameChar(char c) {
+    return c < 128 && (CHARS[c] & NAME_CHAR) != 0;
+  }
+
+  private static boolean isQuote(char c) {
+    return c == '"' || c == '\'';
+  }
+
+  /** The end of the unquoted word at {@code i}: up to white space or one of {@code , ; & } ]}. */
+  private static int wordEnd(String text, int i) {
+    int n = text.length();
+    while (i < n) {
+      char c = text.charAt(i);
+      if (isSpace(c) || c == ',' || c == ';' || c == '&' || c == '}' || c == ']') {
+        break;
+      }
+      i++;
+    }
+    return i;
   }
 
   /**
@@ -136,17 +270,25 @@ public final class Redactor {
     if (masked.isEmpty()) {
       return masked;
     }
+    for (String secret : sensitiveValues(args)) {
+      masked = masked.replace(secret, MASK);
+    }
+    return masked;
+  }
+
+  /**
+   * The values of the sensitive fields of {@code args} (at any depth) of at least {@value #MIN_ECHOED_SECRET}
+   * characters, longest first (a longer secret may contain a shorter one); none when {@code args} is not JSON.
+   */
+  public List<String> sensitiveValues(Object args) {
     List<String> secrets = new ArrayList<>();
     try {
       collectSensitiveValues(args instanceof JsonNode node ? node : MAPPER.valueToTree(args), false, secrets);
     } catch (RuntimeException notJson) {
-      return masked;
+      return List.of();
     }
-    secrets.sort(Comparator.comparingInt(String::length).reversed());   // a longer secret may contain a shorter one
-    for (String secret : secrets) {
-      masked = masked.replace(secret, MASK);
-    }
-    return masked;
+    secrets.sort(Comparator.comparingInt(String::length).reversed());
+    return secrets;
   }
 
   /** The arguments as a JSON tree with sensitive fields masked, at any depth. */

@@ -29,9 +29,7 @@ import io.breakwater.internal.StoreCallBound;
 import io.breakwater.internal.Utf8;
 import io.breakwater.internal.failure.WriteOutcome;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -492,7 +490,6 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
   private static final Claim BYPASS = new Acquired(false);
 
   private static String ownerToken() {
-    ThreadLocalRandom random = ThreadLocalRandom.current();
-    return HexFormat.of().toHexDigits(random.nextLong()) + HexFormat.of().toHexDigits(random.nextLong());
+    return OwnerTokens.next();
   }
 }

@@ -23,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>A bucket holds at most {@code cap} permits and refills continuously at {@code cap / interval}; an unlimited
  *       bucket has an infinite cap and level.</li>
+ *   <li>A provider's limit lowers {@code cap} (never below one permit) until {@code capUntil}, one interval after it
+ *       last said so; then the configured cap comes back. Whether a call can ever run is judged on the configured
+ *       cap, so no answer can make a call impossible.</li>
  *   <li>Until {@code pacedUntil} a bucket refills at {@code pacedRate} instead, the pace at which the provider said
  *       it would be full at its reset instant.</li>
  *   <li>{@code admitted} counts every permit ever taken, so that what a provider said when it admitted a call can be
@@ -50,6 +53,8 @@ final class RateBuckets {
   private final double[] configured = new double[2];
   private final double[] interval = new double[2];
   private final double[] cap = new double[2];
+  /** Until when a provider's limit below the configured one holds; then the configured limit comes back. */
+  private final long[] capUntil = new long[2];
   private final double[] level = new double[2];
   private final double[] pacedRate = new double[2];
   private final long[] pacedUntil = new long[2];
@@ -89,6 +94,8 @@ final class RateBuckets {
     this.blockedUntil = now;
     this.pacedUntil[REQUESTS] = now;
     this.pacedUntil[TOKENS] = now;
+    this.capUntil[REQUESTS] = now;
+    this.capUntil[TOKENS] = now;
   }
 
   private void init(int d, long count, @Nullable Duration every) {
@@ -109,9 +116,11 @@ final class RateBuckets {
       level[REQUESTS] = f.requests().retire(now);
       level[TOKENS] = f.tokens().retire(now);
       last = now - f.requests().origin() > 0 ? now : f.requests().origin();
+      restoreCaps(now);
       return;
     }
     if (now - last <= 0) {
+      restoreCaps(now);
       return;
     }
     for (int d = 0; d < 2; d++) {
@@ -131,6 +140,23 @@ final class RateBuckets {
       }
     }
     last = now;
+    restoreCaps(now);
+  }
+
+  /**
+   * Gives back the configured limit (unlimited for a limit learnt from the provider) once a provider's lower one has
+   * not been repeated for an interval: one answer ({@code x-ratelimit-limit-tokens: 1} from a hostile proxy) lowers
+   * the cap for a while, never for good.
+   */
+  private void restoreCaps(long now) {
+    for (int d = 0; d < 2; d++) {
+      if (cap[d] < configured[d] && now - capUntil[d] >= 0) {
+        cap[d] = configured[d];
+        if (Double.isInfinite(cap[d])) {
+          level[d] = cap[d];
+        }
+      }
+    }
   }
 
   private double rate(int d) {
@@ -232,9 +258,12 @@ final class RateBuckets {
     return f.tokens().add(tokens, now) == BucketLevel.DONE ? 2 : 1;
   }
 
-  /** Whether a call of {@code tokens} could ever run: the token bucket holds that many when full. */
+  /**
+   * Whether a call of {@code tokens} could ever run: the configured token bucket holds that many when full. A
+   * provider's lower limit only delays it (until the configured limit comes back): it never makes it impossible.
+   */
   boolean fits(long tokens) {
-    return tokens <= cap[TOKENS] && cap[REQUESTS] >= 1;
+    return tokens <= configured[TOKENS] && configured[REQUESTS] >= 1;
   }
 
   double admitted(int d) {
@@ -260,6 +289,13 @@ final class RateBuckets {
     double deficit = need - level[d];
     if (deficit <= 0) {
       return 0;
+    }
+    if (need > cap[d] && cap[d] < configured[d]) {
+      // more than a provider's lower limit holds: after it ends, what is missing refills at the configured rate
+      long restored = Math.max(0, capUntil[d] - now);
+      double configuredRate = configured[d] / interval[d];
+      return Double.isInfinite(configuredRate) ? restored
+          : Saturating.add(restored, ceil(Math.max(0, need - cap[d]) / configuredRate));
     }
     long from = now;
     if (pacedUntil[d] - now > 0 && pacedRate[d] > 0) {
@@ -336,12 +372,14 @@ final class RateBuckets {
       return;
     }
     if (q.limit() != Quota.UNKNOWN) {
-      double limit = Math.min(configured[d], q.limit());
+      // at least one permit (a limit of 0 would stop every call), for one interval unless the provider repeats it
+      double limit = Math.min(configured[d], Math.max(1, q.limit()));
       if (Double.isInfinite(cap[d])) {
         level[d] = limit;   // a limit learnt for the first time starts full; remaining lowers it below
       }
       cap[d] = limit;
       level[d] = Math.min(level[d], limit);
+      capUntil[d] = Saturating.add(now, (long) Math.min(interval[d], Long.MAX_VALUE));
     }
     if (Double.isInfinite(cap[d]) || q.remaining() == Quota.UNKNOWN) {
       return;

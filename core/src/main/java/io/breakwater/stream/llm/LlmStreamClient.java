@@ -16,6 +16,7 @@ import io.breakwater.stream.StreamTruncatedByTimeoutException;
 import io.breakwater.stream.StreamTruncatedException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -30,6 +32,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.client.HttpClientRequest;
+import reactor.netty.http.client.HttpClientResponse;
 import reactor.netty.resources.ConnectionProvider;
 
 /**
@@ -80,8 +84,11 @@ import reactor.netty.resources.ConnectionProvider;
  *   <li><b>Hedging</b> ({@link Builder#hedge}, off by default): a backup attempt for a call with no content by the
  *       hedge delay; the first attempt with content wins, the others are cancelled. {@code attempts} in
  *       {@link LlmDelta.Done} and {@link LlmCallEvent} count every request sent, hedges included.</li>
- *   <li><b>Connections</b>: Reactor Netty's silent retry is disabled; cancelling closes the connection; each attempt
- *       sends the time it has left in the {@code Breakwater-Timeout} header; the default pool holds up to
+ *   <li><b>Connections</b>: Reactor Netty's silent retry is disabled; cancelling closes the connection; a redirect
+ *       is followed only when the {@link Builder#httpClient} follows redirects and it stays on the base URL's scheme,
+ *       host and port (the credential headers and the prompt never go to another host: another redirect fails as an
+ *       {@code HttpStatusException}); with {@link Builder#sendDeadline} each attempt sends the time it has left in
+ *       the {@code Breakwater-Timeout} header (off by default); the default pool holds up to
  *       {@value #DEFAULT_MAX_CONNECTIONS} connections (one per open stream) and queues at most as many more.</li>
  *   <li><b>Metrics</b>: {@code breakwater.stream.retries}, {@code .resumes} (attempts actually made) and
  *       {@code .truncations} (calls that failed after content), tagged {@code dialect} and {@code kind};
@@ -196,6 +203,7 @@ public final class LlmStreamClient {
     private @Nullable Consumer<LlmCallEvent> listener;
     private @Nullable Transport transport;
     private @Nullable HedgePolicy hedge;
+    private boolean sendDeadline;
 
     private Builder(String baseUrl, Dialect dialect) {
       this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
@@ -225,6 +233,17 @@ public final class LlmStreamClient {
      */
     public Builder httpClient(HttpClient httpClient) {
       this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
+      return this;
+    }
+
+    /**
+     * Whether each attempt sends the time it has left in the {@code Breakwater-Timeout} header (default
+     * {@code false}). Turn it on for a server you run (a gateway or model server that honours the header, see
+     * {@code DeadlineHeader}); leave it off for a third-party provider: it ignores the header, and the header tells
+     * it (and every proxy on the way) how long your callers wait.
+     */
+    public Builder sendDeadline(boolean sendDeadline) {
+      this.sendDeadline = sendDeadline;
       return this;
     }
 
@@ -393,11 +412,48 @@ public final class LlmStreamClient {
               .maxIdleTime(Duration.ofSeconds(30))
               .build());
       String accept = dialect.isNdjson() ? "application/x-ndjson" : "text/event-stream";
-      return DeadlineHeader.standard().sendOn(base.baseUrl(baseUrl).disableRetry(true).headers(h -> {
+      HttpClient client = sameOriginRedirectsOnly(base.baseUrl(baseUrl).disableRetry(true).headers(h -> {
         h.set("Content-Type", "application/json");
         h.set("Accept", accept);
         headers.forEach(h::set);
       }));
+      return sendDeadline ? DeadlineHeader.standard().sendOn(client) : client;
+    }
+
+    /**
+     * {@code client} following only the redirects it followed that stay on the same scheme, host and port: Reactor
+     * Netty drops only {@code Authorization} on a redirect, so {@code x-api-key}, {@code x-goog-api-key} and the
+     * prompt went to whatever host a {@code Location} named.
+     */
+    private static HttpClient sameOriginRedirectsOnly(HttpClient client) {
+      BiPredicate<HttpClientRequest, HttpClientResponse> follows = client.configuration().followRedirectPredicate();
+      if (follows == null) {
+        return client;
+      }
+      return client.followRedirect((request, response) -> follows.test(request, response)
+          && sameOrigin(request.resourceUrl(), response.responseHeaders().get(HttpHeaderNames.LOCATION)));
+    }
+
+    private static boolean sameOrigin(@Nullable String from, @Nullable String location) {
+      if (from == null || location == null) {
+        return false;
+      }
+      try {
+        URI origin = new URI(from);
+        URI target = origin.resolve(new URI(location));
+        return Objects.equals(lower(origin.getScheme()), lower(target.getScheme()))
+            && Objects.equals(lower(origin.getHost()), lower(target.getHost())) && port(origin) == port(target);
+      } catch (URISyntaxException | IllegalArgumentException malformed) {
+        return false;
+      }
+    }
+
+    private static @Nullable String lower(@Nullable String s) {
+      return s == null ? null : s.toLowerCase(Locale.ROOT);
+    }
+
+    private static int port(URI uri) {
+      return uri.getPort() >= 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
     }
 
     /** An http(s) URL with a host and no credentials; the message never quotes what it rejects. */

@@ -184,4 +184,33 @@ class RateBucketsTest {
     assertThat(tokensOnly.cost(0)).isZero();
     assertThat(tokensOnly.cost(500)).isCloseTo(5 * S, within(1.0));
   }
+
+  @Test
+  void aProvidersLimitLowersTheCapForOneIntervalAndNeverMakesACallImpossible() {
+    RateBuckets buckets = new RateBuckets(SETTINGS, 0);
+    // one answer, from a hostile or misconfigured proxy, says 0 requests and 1 token
+    buckets.observe(new Reading(new Quota(0, Quota.UNKNOWN, null), new Quota(1, Quota.UNKNOWN, null), null),
+        buckets.admitted(REQUESTS), buckets.admitted(TOKENS), 0, 0);
+    assertThat(buckets).hasToString("requests 1/1, tokens 1/1");
+    assertThat(buckets.fits(500)).as("a call of 500 tokens is delayed, not refused as too heavy").isTrue();
+    assertThat(buckets.canTake(500, 0)).isFalse();
+    assertThat(buckets.nanosUntil(1, 500, 0)).as("the configured cap is back after one interval (10 s), then "
+        + "the 499 tokens above the lowered cap at 100 a second").isCloseTo(10 * S + 4_990_000_000L, within(2L));
+
+    buckets.refill(10 * S);
+    assertThat(buckets).as("the configured limit came back").hasToString("requests 1/10, tokens 1/1000");
+    buckets.refill(15 * S);
+    assertThat(buckets.canTake(500, 15 * S)).isTrue();
+
+    // a limit the provider keeps repeating holds as long as it does
+    buckets.observe(new Reading(null, new Quota(200, Quota.UNKNOWN, null), null), buckets.admitted(REQUESTS),
+        buckets.admitted(TOKENS), 15 * S, 15 * S);
+    buckets.refill(20 * S);
+    buckets.observe(new Reading(null, new Quota(200, Quota.UNKNOWN, null), null), buckets.admitted(REQUESTS),
+        buckets.admitted(TOKENS), 20 * S, 20 * S);
+    buckets.refill(29 * S);
+    assertThat(buckets.toString()).endsWith("/200");
+    buckets.refill(30 * S);
+    assertThat(buckets.toString()).endsWith("/1000");
+  }
 }

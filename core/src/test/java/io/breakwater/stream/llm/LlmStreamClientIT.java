@@ -36,6 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
 import reactor.netty.resources.ConnectionPoolMetrics;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.http.client.HttpClient;
@@ -382,12 +384,45 @@ class LlmStreamClientIT {
   }
 
   @Test
-  void theDeadlineTravelsWithTheRequest() {
+  void theDeadlineTravelsWithTheRequestToAServerThatAskedForIt() {
     server.play((n, req, res) -> sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));
-    run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST)
+    run(client(Dialect.OPENAI_CHAT).sendDeadline(true).build().stream(REQUEST)
         .transformDeferred(Breakwater.withDeadline(Duration.ofSeconds(30))));
     assertThat(server.deadlineHeaders).hasSize(1);
     assertThat(server.deadlineHeaders.get(0)).matches("\\d{1,8}[HMSmun]");
+  }
+
+  @Test
+  void theDeadlineIsNotSentToAProviderByDefault() {
+    server.play((n, req, res) -> sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));
+    run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST)
+        .transformDeferred(Breakwater.withDeadline(Duration.ofSeconds(30))));
+    assertThat(server.deadlineHeaders).containsExactly("null");
+  }
+
+  @Test
+  void aRedirectToAnotherHostIsNotFollowedSoTheKeyAndPromptStayHome() {
+    List<String> elsewhere = new CopyOnWriteArrayList<>();
+    DisposableServer other = HttpServer.create().host("127.0.0.1").port(0)
+        .handle((req, res) -> {
+          elsewhere.add(req.method() + " " + req.requestHeaders().get("x-api-key") + " "
+              + req.requestHeaders().get("x-goog-api-key"));
+          return res.sendString(Mono.just(OPENAI_DONE));
+        })
+        .bindNow();
+    try {
+      server.play((n, req, res) -> res.status(307)
+          .header("Location", "http://127.0.0.1:" + other.port() + "/v1/chat/completions").send());
+      Outcome outcome = run(client(Dialect.OPENAI_CHAT, 0).httpClient(HttpClient.create().followRedirect(true))
+          .header("x-api-key", "sk-secret-0123456789").header("x-goog-api-key", "AIza-secret").build()
+          .stream(REQUEST));
+      assertThat(elsewhere).as("requests the other host received").isEmpty();
+      Throwable error = outcome.error.get();
+      assertThat(error instanceof HttpStatusException ? error : error.getCause())
+          .isInstanceOfSatisfying(HttpStatusException.class, e -> assertThat(e.status()).isEqualTo(307));
+    } finally {
+      other.disposeNow();
+    }
   }
 
   @Test
@@ -477,7 +512,7 @@ class LlmStreamClientIT {
     server.play((n, req, res) -> n == 0
         ? res.status(503).header("Retry-After", "1").sendString(Mono.just("busy"))
         : sse(res, drip(res, 1, Duration.ofMillis(10), Flux.just(OPENAI_DONE))));
-    Outcome outcome = run(client(Dialect.OPENAI_CHAT).build().stream(REQUEST)
+    Outcome outcome = run(client(Dialect.OPENAI_CHAT).sendDeadline(true).build().stream(REQUEST)
         .transformDeferred(Breakwater.withDeadline(Duration.ofSeconds(30))));
     assertThat(outcome.error.get()).isNull();
     assertThat(server.deadlineHeaders).hasSize(2);

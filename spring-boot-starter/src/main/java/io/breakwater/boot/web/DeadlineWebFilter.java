@@ -35,7 +35,9 @@ import reactor.core.publisher.Mono;
  *       hours.</li>
  *   <li>A handler still running at the deadline is cancelled and answered {@code 504} if it has not sent its headers
  *       yet.</li>
- *   <li>A request without the header runs under {@code defaultBudget}, or unbounded when there is none.</li>
+ *   <li>A request without the header runs under {@code defaultBudget} ({@link #DEFAULT_BUDGET}, 30 s, when none is
+ *       given), also cut to {@code max}: a client cannot run a request, and its downstream calls, without a deadline
+ *       by leaving the header out.</li>
  * </ul>
  *
  * <pre>{@code
@@ -50,9 +52,11 @@ public final class DeadlineWebFilter implements WebFilter, Ordered {
   /** The filter's order: early, so that the deadline bounds the other filters as well. */
   public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
 
+  /** The deadline of a request without the header when no {@code defaultBudget} is given: 30 seconds. */
+  public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(30);
+
   private final String header;
   private final long maxNanos;
-  @Nullable
   private final Duration defaultBudget;
   private final DeadlineDefaults deadlines;
   private final String name;
@@ -60,7 +64,7 @@ public final class DeadlineWebFilter implements WebFilter, Ordered {
   /**
    * @param header the header's name
    * @param max the longest deadline honoured
-   * @param defaultBudget the deadline of a request without the header, or {@code null} for none
+   * @param defaultBudget the deadline of a request without the header, or {@code null} for {@link #DEFAULT_BUDGET}
    * @param deadlines the ratios and scheduler of the deadlines made
    */
   public DeadlineWebFilter(String header, Duration max, @Nullable Duration defaultBudget, DeadlineDefaults deadlines) {
@@ -70,10 +74,11 @@ public final class DeadlineWebFilter implements WebFilter, Ordered {
     }
     if (defaultBudget != null && (defaultBudget.isNegative() || defaultBudget.isZero())) {
       throw new IllegalArgumentException("defaultBudget is " + defaultBudget
-          + ": give a positive duration, or none to run requests without the header unbounded");
+          + ": give a positive duration, e.g. 30s, or none for " + DEFAULT_BUDGET.getSeconds() + " s");
     }
     this.maxNanos = Saturating.nanos(max);   // past 292 years (a "no maximum" setting): the longest a header can say
-    this.defaultBudget = defaultBudget;
+    Duration noHeader = defaultBudget != null ? defaultBudget : DEFAULT_BUDGET;
+    this.defaultBudget = Saturating.nanos(noHeader) > maxNanos ? Duration.ofNanos(maxNanos) : noHeader;
     this.deadlines = Objects.requireNonNull(deadlines, "deadlines");
     this.name = "inbound " + header;
   }
@@ -88,9 +93,6 @@ public final class DeadlineWebFilter implements WebFilter, Ordered {
     List<String> values = exchange.getRequest().getHeaders().get(header);
     Duration budget;
     if (values == null || values.isEmpty()) {
-      if (defaultBudget == null) {
-        return chain.filter(exchange);
-      }
       budget = defaultBudget;
     } else if (values.size() > 1) {
       return answer(exchange.getResponse(), HttpStatus.BAD_REQUEST, "More than one " + header

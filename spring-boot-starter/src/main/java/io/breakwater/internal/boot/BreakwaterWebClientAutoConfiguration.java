@@ -3,6 +3,7 @@ package io.breakwater.internal.boot;
 import io.breakwater.boot.BreakwaterProperties;
 import io.breakwater.deadline.DeadlineHeader;
 import io.breakwater.spring.webflux.BreakwaterExchangeFilter;
+import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -30,7 +31,10 @@ public class BreakwaterWebClientAutoConfiguration {
   BreakwaterExchangeFilter breakwaterExchangeFilter(BreakwaterProperties properties) {
     String header = properties.deadline().header();
     return FromProperties.checked("breakwater.deadline.header",
-        () -> BreakwaterExchangeFilter.builder().deadlineHeader(DeadlineHeader.named(header)).build());
+        // the idempotency key goes to no host: a Boot-built WebClient calls third parties too, and the key names the
+        // tenant and tool (register a filter of your own with idempotencyKeyHosts(..) to send it)
+        () -> BreakwaterExchangeFilter.builder().deadlineHeader(DeadlineHeader.named(header))
+            .idempotencyKeyHosts(List.of()).build());
   }
 
   /** Adds the filter once, last (nearest the exchange), so a cloned or re-customized builder holds it once. */

@@ -134,14 +134,29 @@ class DeadlineWebFilterTest {
   }
 
   @Test
-  void requestWithoutTheHeaderRunsUnboundedOrUnderTheDefaultBudget() {
+  void requestWithoutTheHeaderRunsUnderTheDefaultBudgetAndNeverUnbounded() {
     VirtualTimeScheduler clock = VirtualTimeScheduler.create();
     StepVerifier.create(filter(clock, null).filter(exchange(), handler(Duration.ZERO, clock))).verifyComplete();
-    assertThat(seen.get()).isNull();
+    assertThat(seen.get()).as("a client cannot skip the cap by leaving the header out").isNotNull();
+    assertThat(seen.get().budget()).isEqualTo(DeadlineWebFilter.DEFAULT_BUDGET).isEqualTo(Duration.ofSeconds(30));
 
     StepVerifier.create(filter(clock, Duration.ofSeconds(7)).filter(exchange(), handler(Duration.ZERO, clock)))
         .verifyComplete();
     assertThat(seen.get().budget()).isEqualTo(Duration.ofSeconds(7));
+
+    StepVerifier.create(filter(clock, Duration.ofDays(1)).filter(exchange(), handler(Duration.ZERO, clock)))
+        .verifyComplete();
+    assertThat(seen.get().budget()).as("cut to max, as a header's is").isEqualTo(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void aRequestWithoutTheHeaderStillRunningAtTheDefaultBudgetIsCancelledAndAnswered504() {
+    VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+    MockServerWebExchange exchange = exchange();
+    StepVerifier.create(filter(clock, null).filter(exchange, handler(Duration.ofHours(1), clock)))
+        .then(() -> clock.advanceTimeBy(Duration.ofSeconds(31)))
+        .verifyComplete();
+    assertThat(exchange.getResponse().getStatusCode().value()).isEqualTo(504);
   }
 
   @Test

@@ -8,11 +8,16 @@ import io.breakwater.idempotency.IdempotencyContext;
 import io.breakwater.internal.http.ErrorExcerpt;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
@@ -33,7 +38,9 @@ import reactor.util.context.ContextView;
  *       from the Reactor Context when the request goes out, so a retry tells the server its own, shorter budget and
  *       an attempt inside {@code perCallTimeout()} tells the attempt's budget;</li>
  *   <li>the idempotency key in force ({@code Idempotency-Key}, see {@link IdempotencyKeyHeader}) inside
- *       {@code idempotentBy}, so that the dependency can dedupe too.</li>
+ *       {@code idempotentBy}, so that the dependency can dedupe too: to every host by default, or only to the hosts
+ *       given to {@link Builder#idempotencyKeyHosts} (the key names the namespace and tool, and a derived key holds an
+ *       unkeyed hash of the arguments: send it only to the dependencies that dedupe on it).</li>
  * </ul>
  *
  * <p>A header the request already has is left as it is. Requests outside a deadline or {@code idempotentBy} go
@@ -69,11 +76,14 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
 
   private final DeadlineHeader deadlineHeader;
   private final IdempotencyKeyHeader idempotencyKeyHeader;
+  /** The hosts (lower case) the idempotency key is sent to; {@code null}: every host. */
+  private final @Nullable Set<String> idempotencyKeyHosts;
   private final ErrorExcerpt excerpt = ErrorExcerpt.standard();
 
   private BreakwaterExchangeFilter(Builder builder) {
     this.deadlineHeader = builder.deadlineHeader;
     this.idempotencyKeyHeader = builder.idempotencyKeyHeader;
+    this.idempotencyKeyHosts = builder.idempotencyKeyHosts;
   }
 
   /** The filter with {@link DeadlineHeader#standard()} and {@link IdempotencyKeyHeader#standard()}. */
@@ -96,7 +106,8 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
     Optional<String> timeLeft = request.headers().containsHeader(deadlineHeader.name()) ? Optional.empty()
         : Deadline.from(context).map(deadline -> DeadlineHeader.format(deadline.remaining()));
     boolean keyGiven = request.headers().containsHeader(idempotencyKeyHeader.name());
-    Optional<String> key = keyGiven ? Optional.empty() : idempotencyKeyHeader.value(context);
+    Optional<String> key = keyGiven || !sendsKeyTo(request.url().getHost()) ? Optional.empty()
+        : idempotencyKeyHeader.value(context);
     if (keyGiven || key.isPresent()) {
       IdempotencyContext.current(context).ifPresent(IdempotencyContext::markKeySent);
     }
@@ -109,6 +120,11 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
           key.ifPresent(value -> headers.set(idempotencyKeyHeader.name(), value));
         })
         .build();
+  }
+
+  private boolean sendsKeyTo(@Nullable String host) {
+    Set<String> hosts = idempotencyKeyHosts;
+    return hosts == null || host != null && hosts.contains(host.toLowerCase(Locale.ROOT));
   }
 
   /**
@@ -142,8 +158,22 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
   public static final class Builder {
     private DeadlineHeader deadlineHeader = DeadlineHeader.standard();
     private IdempotencyKeyHeader idempotencyKeyHeader = IdempotencyKeyHeader.standard();
+    private @Nullable Set<String> idempotencyKeyHosts;
 
     private Builder() {}
+
+    /**
+     * Sends the idempotency key only to requests for these hosts (compared without case, e.g.
+     * {@code api.stripe.com}); none: never. Default: every host. The Spring Boot starter's filter sends it to none.
+     */
+    public Builder idempotencyKeyHosts(Collection<String> hosts) {
+      Set<String> lower = new HashSet<>();
+      for (String host : hosts) {
+        lower.add(Objects.requireNonNull(host, "host").toLowerCase(Locale.ROOT));
+      }
+      this.idempotencyKeyHosts = Set.copyOf(lower);
+      return this;
+    }
 
     /** The header that carries the time left; default {@link DeadlineHeader#standard()}. */
     public Builder deadlineHeader(DeadlineHeader header) {

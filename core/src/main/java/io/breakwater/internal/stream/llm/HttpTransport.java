@@ -55,7 +55,7 @@ public final class HttpTransport implements Transport {
               + "?stream=true&starting_after=" + attempt.startingAfter())
           : client.post().uri(path).send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(attempt.body())));
       return request
-          .response((response, body) -> response.status().code() >= 400
+          .response((response, body) -> response.status().code() >= 300
               ? HttpResponses.<ByteBuf>statusError(response, body)
               : body)
           .doOnCancel(() -> {

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Masks what a server may echo back of the client's own secrets before its text goes into an exception: the values
@@ -46,12 +47,59 @@ final class SecretMask {
     }
   }
 
-  /** {@code text} with the secrets masked; {@code request} is the request's JSON, or {@code null}. */
-  String mask(String text, JsonNode request) {
-    String masked = request == null ? redactor.redactText(text) : redactor.redactText(text, request);
-    for (String secret : secrets) {
+  /**
+   * {@code text} with the secrets masked; {@code request} is the request's JSON, or {@code null}. Only the first
+   * {@value #MAX_MASKED_CHARS} characters are kept (then {@code …}), cut before masking so that an event of a MiB costs
+   * no more than its excerpt; a cut that would keep the start of a secret drops that start too.
+   */
+  String mask(String text, @Nullable JsonNode request) {
+    List<String> all = secrets;
+    if (request != null) {
+      List<String> fields = redactor.sensitiveValues(request);
+      if (!fields.isEmpty()) {
+        all = new ArrayList<>(secrets);
+        all.addAll(fields);
+        all.sort(Comparator.comparingInt(String::length).reversed());
+      }
+    }
+    String masked = cut(text, all);
+    for (String secret : all) {
       masked = masked.replace(secret, Redactor.MASK);
     }
-    return masked;
+    return redactor.redactText(masked);
+  }
+
+  /** The most characters of a server's text that are masked and kept: the rest never reaches a message. */
+  static final int MAX_MASKED_CHARS = 4 * 1024;
+
+  private static String cut(String text, List<String> secrets) {
+    if (text.length() <= MAX_MASKED_CHARS) {
+      return text;
+    }
+    int end = MAX_MASKED_CHARS;
+    if (Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--;
+    }
+    for (boolean shortened = true; shortened && end > 0; ) {
+      shortened = false;
+      for (String secret : secrets) {
+        int partial = partialAtEnd(text, end, secret);
+        if (partial > 0) {
+          end -= partial;
+          shortened = true;
+        }
+      }
+    }
+    return text.substring(0, end) + '…';
+  }
+
+  /** How many characters before {@code end} are the start of {@code secret} that the cut at {@code end} splits. */
+  private static int partialAtEnd(String text, int end, String secret) {
+    for (int k = Math.min(secret.length() - 1, end); k > 0; k--) {
+      if (text.regionMatches(end - k, secret, 0, k) && text.regionMatches(end, secret, k, secret.length() - k)) {
+        return k;
+      }
+    }
+    return 0;
   }
 }

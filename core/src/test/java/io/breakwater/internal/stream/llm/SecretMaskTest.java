@@ -46,4 +46,15 @@ class SecretMaskTest {
         .doesNotContain("hunter2-long");
     assertThat(mask.mask("nothing to hide", null)).isEqualTo("nothing to hide");
   }
+
+  @Test
+  void aMebibyteOfServerTextIsCutBeforeItIsMaskedAndACutSecretLeavesNoPrefix() {
+    String key = "ak-0123456789";
+    SecretMask mask = new SecretMask(Map.of("x-api-key", key));
+    String event = "a=".repeat(1 << 19);
+    assertThat(mask.mask(event, null)).hasSize(SecretMask.MAX_MASKED_CHARS + 1).endsWith("…");
+    // the secret straddles the cut: its first characters would be kept, so they are dropped with it
+    String straddling = "x".repeat(SecretMask.MAX_MASKED_CHARS - 5) + key + " rest";
+    assertThat(mask.mask(straddling, null)).isEqualTo("x".repeat(SecretMask.MAX_MASKED_CHARS - 5) + "…");
+  }
 }
