@@ -1,9 +1,7 @@
 package io.breakwater.springai;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -14,8 +12,6 @@ import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.openai.OpenAiChatOptions;
-import reactor.core.publisher.Flux;
-import reactor.test.StepVerifier;
 
 class BreakwaterAdvisorTest {
 
@@ -39,42 +35,9 @@ class BreakwaterAdvisorTest {
   }
 
   @Test
-  void framingIsHeldUntilTheFirstContentAndDeliveredBeforeIt() {
-    ChatClientResponse role = text("");
-    ChatClientResponse first = text("Hel");
-    ChatClientResponse usage = text("");
-    StepVerifier.create(BreakwaterAdvisor.heldUntilContent(Flux.just(role, first, usage)))
-        .expectNext(role, first, usage)
-        .verifyComplete();
-  }
-
-  @Test
-  void framingOfAnAttemptThatFailsBeforeContentIsNeverDelivered() {
-    StepVerifier.create(BreakwaterAdvisor.heldUntilContent(Flux.just(text(""))
-            .concatWith(Flux.error(new IllegalStateException("dropped")))))
-        .verifyErrorMessage("dropped");
-  }
-
-  @Test
-  void framingOfAnAnswerWithoutContentIsDeliveredWhenItEnds() {
-    ChatClientResponse role = text("");
-    StepVerifier.create(BreakwaterAdvisor.heldUntilContent(Flux.just(role))).expectNext(role).verifyComplete();
-  }
-
-  @Test
-  void buildRefusesABlankNameAndNonPositiveBudgets() {
-    assertThatThrownBy(() -> BreakwaterAdvisor.builder(" ").build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give the model's name");
-    assertThatThrownBy(() -> BreakwaterAdvisor.builder("m").deadline(Duration.ZERO).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("deadline is PT0S: give a positive");
-    assertThatThrownBy(() -> BreakwaterAdvisor.builder("m").callTimeout(Duration.ofSeconds(-1)).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("callTimeout is PT-1S");
-  }
-
-  @Test
   void theDefaultsNameTheBreakerAfterTheModelAndSitInsideTheToolLoop() {
     BreakwaterAdvisor advisor = BreakwaterAdvisor.of("openai");
-    assertThat(advisor.breaker().name()).isEqualTo("llm:openai");
+    assertThat(advisor.guard().breaker().name()).isEqualTo("llm:openai");
     assertThat(advisor.getOrder()).isEqualTo(BreakwaterAdvisor.EACH_MODEL_ROUND)
         .isGreaterThan(org.springframework.ai.chat.client.advisor.ToolCallingAdvisor.DEFAULT_ORDER);
     assertThat(BreakwaterAdvisor.WHOLE_TURN)

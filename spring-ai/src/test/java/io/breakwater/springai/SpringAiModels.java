@@ -1,6 +1,6 @@
 package io.breakwater.springai;
 
-import io.breakwater.springai.ScriptedModelServer.Format;
+import io.breakwater.testing.llm.ScriptedModelServer.Format;
 import java.time.Duration;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.anthropic.AnthropicChatOptions;

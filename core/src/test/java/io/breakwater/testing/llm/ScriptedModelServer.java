@@ -1,4 +1,4 @@
-package io.breakwater.springai;
+package io.breakwater.testing.llm;
 
 import io.netty.handler.codec.http.HttpHeaders;
 import java.nio.charset.StandardCharsets;
@@ -24,14 +24,15 @@ import reactor.netty.http.server.HttpServerResponse;
  * format ({@code POST /v1/chat/completions}) or Anthropic's messages format ({@code POST /v1/messages}), streamed
  * (server-sent events, as the providers send them) or whole, as the request asks. It records when each request came
  * and when each connection closed. The replies are this project's own fixtures, written in the providers' formats.
+ * Shared by the tests of the Spring AI and LangChain4j modules.
  */
-final class ScriptedModelServer implements AutoCloseable {
+public final class ScriptedModelServer implements AutoCloseable {
 
   /** The wire format of a provider. */
-  enum Format { OPENAI, ANTHROPIC }
+  public enum Format { OPENAI, ANTHROPIC }
 
   /** One scripted answer. */
-  interface Reply {
+  public interface Reply {
     Publisher<Void> send(Format format, boolean stream, HttpServerResponse res, Scheduler loop);
   }
 
@@ -43,7 +44,7 @@ final class ScriptedModelServer implements AutoCloseable {
   private final List<HttpHeaders> headers = new CopyOnWriteArrayList<>();
   private final DisposableServer server;
 
-  ScriptedModelServer() {
+  public ScriptedModelServer() {
     this.server = HttpServer.create().host("127.0.0.1").port(0)
         .route(routes -> routes
             .post("/v1/chat/completions", (req, res) -> answer(Format.OPENAI, req, res))
@@ -52,39 +53,39 @@ final class ScriptedModelServer implements AutoCloseable {
   }
 
   /** The base URL a model of {@code format} is given. */
-  String baseUrl(Format format) {
+  public String baseUrl(Format format) {
     return "http://127.0.0.1:" + server.port() + (format == Format.OPENAI ? "/v1" : "");
   }
 
   /** Answers the next requests with {@code replies}, in order; later ones with {@link #otherwise}. */
-  ScriptedModelServer then(Reply... replies) {
+  public ScriptedModelServer then(Reply... replies) {
     script.addAll(List.of(replies));
     return this;
   }
 
   /** Answers every request without a scripted reply with {@code reply}. */
-  ScriptedModelServer otherwise(Reply reply) {
+  public ScriptedModelServer otherwise(Reply reply) {
     this.otherwise = reply;
     return this;
   }
 
-  int requests() {
+  public int requests() {
     return requestNanos.size();
   }
 
-  List<Long> requestNanos() {
+  public List<Long> requestNanos() {
     return requestNanos;
   }
 
-  List<Long> closedNanos() {
+  public List<Long> closedNanos() {
     return closedNanos;
   }
 
-  List<String> bodies() {
+  public List<String> bodies() {
     return bodies;
   }
 
-  List<HttpHeaders> headers() {
+  public List<HttpHeaders> headers() {
     return headers;
   }
 
@@ -106,22 +107,22 @@ final class ScriptedModelServer implements AutoCloseable {
   }
 
   /** The tokens at once, then the end of the answer. */
-  static Reply tokens(String... tokens) {
+  public static Reply tokens(String... tokens) {
     return drip(Duration.ZERO, false, tokens);
   }
 
   /** The answer's headers at once, only heartbeats until {@code firstAfter}, then the tokens and the end. */
-  static Reply firstTokenAfter(Duration firstAfter, String... tokens) {
+  public static Reply firstTokenAfter(Duration firstAfter, String... tokens) {
     return drip(firstAfter, false, tokens);
   }
 
   /** The tokens, then only heartbeats (every 50 ms) for ever: the answer never ends. */
-  static Reply stallAfter(String... tokens) {
+  public static Reply stallAfter(String... tokens) {
     return drip(Duration.ZERO, true, tokens);
   }
 
   /** An error status with {@code headers} and a provider-style JSON error body. */
-  static Reply status(int status, Map<String, String> headers) {
+  public static Reply status(int status, Map<String, String> headers) {
     return (format, stream, res, loop) -> {
       res.status(status).header("Content-Type", "application/json");
       headers.forEach(res::header);
