@@ -6,12 +6,14 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
+import io.breakwater.Breakwater;
 import io.breakwater.examples.travel.ScriptedLlmServer;
 import io.breakwater.examples.zombies.WalkAwayServer;
 import io.breakwater.examples.zombies.ZombieCheck;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.langchain4j.GuardedStreamingChatModel;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
 import io.breakwater.stream.IdleTimeoutException;
@@ -49,8 +51,10 @@ class GuardedLangChain4jStreamIT {
   @BeforeAll
   static void warmUp() {
     try (ScriptedLlmServer server = new ScriptedLlmServer(ANSWER, 3)) {
-      LangChain4jTokens.tokens(GuardedLangChain4jStream.model(server.baseUrl() + "/v1", "not-needed-locally", "local"),
-          ChatRequest.builder().messages(UserMessage.from("warm up")).build()).take(1).blockLast(Duration.ofSeconds(30));
+      new GuardedLangChain4jStream(GuardedLangChain4jStream.model(server.baseUrl() + "/v1", "not-needed-locally",
+          "local"), StreamTimeouts.builder().firstItem(Duration.ofSeconds(30)).build(),
+          RetryPolicy.builder().name("llm").build())
+          .answer("warm up").take(1).blockLast(Duration.ofSeconds(30));
     }
   }
 
@@ -97,8 +101,8 @@ class GuardedLangChain4jStreamIT {
           .doOnNext(tokens::add)
           .then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(Duration.ofSeconds(30));
 
-      // the retry passes the stall on, saying why it did not retry: the stream had emitted
-      assertThat(error).isInstanceOf(RetryExhaustedException.class).hasCauseInstanceOf(IdleTimeoutException.class);
+      // the stall itself, after the partial answer: not retried, the stream had emitted
+      assertThat(error).isInstanceOf(IdleTimeoutException.class);
       assertThat(tokens).containsExactly("Take ", "the ", "morning ");
       assertThat(server.requests()).isEqualTo(1);           // not retried: the answer would repeat
       awaitStalledStreamsClosed(server, 1);
@@ -107,25 +111,42 @@ class GuardedLangChain4jStreamIT {
   }
 
   @Test
-  void aRateLimitFromTheServerArrivesAsAClassifiableHttpStatusException() {
+  void aRateLimitFromTheServerArrivesAsAClassifiableHttpStatusExceptionWithItsHeaders() {
     DisposableServer limited = HttpServer.create().host("127.0.0.1").port(0)
         .route(routes -> routes.post("/v1/chat/completions", (req, res) -> req.receive().then()
             .then(res.status(429).header("Retry-After", "1").sendString(Mono.just("{\"error\":\"slow down\"}"))
                 .then())))
         .bindNow();
     try {
-      Throwable error = LangChain4jTokens.tokens(
+      Throwable error = new GuardedLangChain4jStream(
               GuardedLangChain4jStream.model("http://127.0.0.1:" + limited.port() + "/v1", "key", "local"),
-              ChatRequest.builder().messages(UserMessage.from("hi")).build())
+              TIMEOUTS, RetryPolicy.builder().name("llm").maxRetries(0).build())
+          .answer("hi")
           .then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(Duration.ofSeconds(30));
 
-      assertThat(error).isInstanceOf(HttpStatusException.class);
-      assertThat(((HttpStatusException) error).status()).isEqualTo(429);
-      assertThat(FailureClassifier.defaults().classify(error)).isEqualTo(FailureKind.RATE_LIMITED);
-      // LangChain4j does not pass the response headers on: the Retry-After is lost
-      assertThat(((HttpStatusException) error).header("Retry-After")).isEmpty();
+      assertThat(error).isInstanceOf(RetryExhaustedException.class).hasCauseInstanceOf(HttpStatusException.class);
+      HttpStatusException status = (HttpStatusException) error.getCause();
+      assertThat(status.status()).isEqualTo(429);
+      assertThat(FailureClassifier.defaults().classify(status)).isEqualTo(FailureKind.RATE_LIMITED);
+      // LangChain4j does not pass the response headers on; the module's HTTP client builder keeps them
+      assertThat(status.header("Retry-After")).hasValue("1");
     } finally {
       limited.disposeNow();
+    }
+  }
+
+  @Test
+  void theOneLineSetupStreamsTheAnswer() {
+    try (ScriptedLlmServer server = new ScriptedLlmServer(ANSWER)) {
+      StreamingChatModel guarded = GuardedLangChain4jStream.oneLine(
+          GuardedLangChain4jStream.model(server.baseUrl() + "/v1", "not-needed-locally", "local"));
+      // the defaults take their timeouts from the deadline in force: 3 s for a first token of a 5 s task
+      String answer = ((GuardedStreamingChatModel) guarded).tokens(ChatRequest.builder()
+              .messages(UserMessage.from("hi")).build())
+          .transformDeferred(Breakwater.withDeadline(Duration.ofSeconds(5)))
+          .collectList().map(t -> String.join("", t)).block(Duration.ofSeconds(30));
+      assertThat(answer).isEqualTo(ANSWER);
+      assertThat(server.requests()).as("the stalled first stream was asked again").isEqualTo(2);
     }
   }
 

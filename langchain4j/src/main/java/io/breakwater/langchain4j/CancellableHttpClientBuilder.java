@@ -1,4 +1,4 @@
-package io.breakwater.examples.cookbook;
+package io.breakwater.langchain4j;
 
 import dev.langchain4j.http.client.HttpClient;
 import dev.langchain4j.http.client.HttpClientBuilder;
@@ -11,17 +11,21 @@ import dev.langchain4j.http.client.sse.ServerSentEventParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * LangChain4j's JDK HTTP client with streams that can be closed whatever they have received: nothing (not even the
  * response's headers), keep-alives only, or tokens. LangChain4j 1.19 hands out a {@code StreamingHandle} only with a
  * partial response, so a stream whose model never sends a token cannot be cancelled through it: its connection, and
  * the client thread blocked reading it, would live as long as the server keeps sending keep-alives (or, without a
- * response, until the request timeout). Built with this builder, a model gives {@link LangChain4jTokens} each stream
- * it starts: first its request (cancelled on cancellation: the JDK client closes its connection), then its response
- * body (closed on cancellation).
+ * response, until the request timeout). Built with this builder, a model gives {@link GuardedStreamingChatModel} each
+ * stream it starts: first its request (cancelled on cancellation: the JDK client closes its connection), then its
+ * response body (closed on cancellation), and the response's headers, which LangChain4j does not keep (a
+ * {@code Retry-After} is read from them).
  *
  * <pre>{@code
  * OpenAiStreamingChatModel.builder()
@@ -34,7 +38,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * started its request on another thread would leave the body unknown, and cancellation would fall back to the
  * {@code StreamingHandle}. Thread-safe.
  */
-// snippet:cookbook-langchain4j-body
 public final class CancellableHttpClientBuilder implements HttpClientBuilder {
 
   private static final ThreadLocal<Body> STARTING = new ThreadLocal<>();
@@ -52,6 +55,7 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
     private static final Object CLOSED = new Object();
 
     private final AtomicReference<Object> current = new AtomicReference<>();
+    private volatile @Nullable Map<String, List<String>> headers;
 
     /** Runs {@code start}, which starts at most one streaming request on this thread, as this body's request. */
     void start(Runnable start) {
@@ -68,6 +72,16 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
       if (!current.compareAndSet(null, response)) {
         response.cancel(true);
       }
+    }
+
+    /** The response's headers came. */
+    void responded(Map<String, List<String>> headers) {
+      this.headers = headers;
+    }
+
+    /** The response's headers, or {@code null} before they came (or without this builder). */
+    @Nullable Map<String, List<String>> headers() {
+      return headers;
     }
 
     void opened(InputStream body) {
@@ -128,7 +142,7 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
 
       @Override
       public void execute(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
-        Body body = STARTING.get();           // set by the adapter around model.chat(..)
+        Body body = STARTING.get();           // set by ModelStream around model.chat(..)
         if (body == null) {
           client.execute(request, parser, listener);
           return;
@@ -142,4 +156,3 @@ public final class CancellableHttpClientBuilder implements HttpClientBuilder {
     };
   }
 }
-// end-snippet

@@ -1,12 +1,14 @@
-package io.breakwater.examples.cookbook;
+package io.breakwater.langchain4j;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.exception.HttpException;
 import dev.langchain4j.exception.RetriableException;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.PartialResponse;
 import dev.langchain4j.model.chat.response.PartialResponseContext;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
@@ -20,12 +22,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
-/** The adapter's contract, driven by a model that pushes what the test tells it to, on the test's thread. */
-class LangChain4jTokensTest {
+/** The stream adapter's contract, driven by a model that pushes what the test tells it to, on the test's thread. */
+class ModelStreamTest {
 
   private static final ChatRequest REQUEST = ChatRequest.builder().messages(UserMessage.from("hi")).build();
+
+  /** The texts of the model's partial responses, and nothing of the end of the answer. */
+  private static Flux<String> tokens(StreamingChatModel model) {
+    return ModelStream.events(model, REQUEST, Schedulers.boundedElastic())
+        .filter(ModelEvent.Text.class::isInstance)
+        .map(event -> ((ModelEvent.Text) event).partial().text());
+  }
 
   /** A model whose stream the test drives by hand; counts the requests it got and the cancellations of its stream. */
   private static final class PushedModel implements StreamingChatModel {
@@ -76,7 +87,7 @@ class LangChain4jTokensTest {
   @Test
   void nothingIsSentBeforeSubscriptionAndEachSubscriptionSendsItsOwnRequest() throws InterruptedException {
     PushedModel model = new PushedModel();
-    var tokens = LangChain4jTokens.tokens(model, REQUEST);
+    var tokens = tokens(model);
     assertThat(model.requests).hasValue(0);
 
     tokens.subscribe();
@@ -88,32 +99,34 @@ class LangChain4jTokensTest {
   }
 
   @Test
-  void tokensWithinTheBufferWaitForDemand() {
+  void eventsWithinTheBufferWaitForDemandAndTheEndIsAnEventToo() {
     PushedModel model = new PushedModel();
-    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST), 0)
+    StepVerifier.create(ModelStream.events(model, REQUEST, Schedulers.boundedElastic()), 0)
         .then(() -> {
           for (int i = 0; i < 100; i++) {
             model.token("t" + i);
           }
-          model.handler().onCompleteResponse(null);
+          model.handler().onCompleteResponse(ChatResponse.builder().aiMessage(AiMessage.from("done")).build());
         })
         .expectNoEvent(Duration.ZERO)
         .thenRequest(100)
         .expectNextCount(100)
+        .thenRequest(1)
+        .expectNextMatches(event -> event instanceof ModelEvent.Complete && !event.isContent())
         .verifyComplete();
   }
 
   @Test
   void aSubscriberTooFarBehindFailsWithAnOverflowInsteadOfBufferingWithoutBound() {
     PushedModel model = new PushedModel();
-    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST), 0)
+    StepVerifier.create(tokens(model), 0)
         .then(() -> {
-          for (int i = 0; i <= LangChain4jTokens.MAX_BUFFERED_TOKENS; i++) {
+          for (int i = 0; i <= ModelStream.MAX_BUFFERED_EVENTS; i++) {
             model.token("t" + i);
           }
         })
-        .thenRequest(LangChain4jTokens.MAX_BUFFERED_TOKENS)
-        .expectNextCount(LangChain4jTokens.MAX_BUFFERED_TOKENS)
+        .thenRequest(ModelStream.MAX_BUFFERED_EVENTS)
+        .expectNextCount(ModelStream.MAX_BUFFERED_EVENTS)
         .verifyErrorMatches(e -> e instanceof IllegalStateException && e.getMessage().contains("overrun"));
     // the overflow also stops the model's stream
     assertThat(model.cancellations).hasValue(1);
@@ -122,7 +135,7 @@ class LangChain4jTokensTest {
   @Test
   void cancellingBeforeTheFirstTokenCancelsTheStreamWhenItComesAndDeliversNothing() {
     PushedModel model = new PushedModel();
-    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
+    StepVerifier.create(tokens(model))
         .then(model::handler)   // the request is out
         .thenCancel()
         .verify();
@@ -135,7 +148,7 @@ class LangChain4jTokensTest {
   @Test
   void cancellingMidStreamCancelsTheModelsStream() {
     PushedModel model = new PushedModel();
-    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST).take(2))
+    StepVerifier.create(tokens(model).take(2))
         .then(() -> {
           model.token("a");
           model.token("b");
@@ -156,7 +169,7 @@ class LangChain4jTokensTest {
       PushedModel model = new PushedModel();
       // as LangChain4j reports it: one of its own exception types, with the HTTP error as the cause
       Throwable reported = new RetriableException(new HttpException(status, "{\"error\":\"no\"}"));
-      StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
+      StepVerifier.create(tokens(model))
           .then(() -> model.handler().onError(reported))
           .verifyErrorSatisfies(e -> {
             assertThat(e).isInstanceOf(HttpStatusException.class).hasCause(reported);
@@ -170,7 +183,7 @@ class LangChain4jTokensTest {
   void otherErrorsPassAsTheyAre() {
     PushedModel model = new PushedModel();
     IOException reset = new IOException("Connection reset");
-    StepVerifier.create(LangChain4jTokens.tokens(model, REQUEST))
+    StepVerifier.create(tokens(model))
         .then(() -> model.handler().onError(reset))
         .verifyErrorSatisfies(e -> assertThat(e).isSameAs(reset));
   }

@@ -1,4 +1,4 @@
-package io.breakwater.examples.cookbook;
+package io.breakwater.langchain4j;
 
 import java.io.IOException;
 import java.net.Authenticator;
@@ -21,7 +21,6 @@ import javax.net.ssl.SSLParameters;
  * JDK's future aborts the exchange and closes its connection). Everything else is the JDK client's, unchanged. For
  * LangChain4j's {@code JdkHttpClientBuilder.httpClientBuilder(..)}, by {@link CancellableHttpClientBuilder}.
  */
-// snippet:cookbook-langchain4j-jdk-client
 final class CancellableJdkClientBuilder implements HttpClient.Builder {
 
   private final HttpClient.Builder builder;
@@ -41,10 +40,14 @@ final class CancellableJdkClientBuilder implements HttpClient.Builder {
           HttpResponse.BodyHandler<T> handler) {
         CompletableFuture<HttpResponse<T>> response = client.sendAsync(request, handler);
         CancellableHttpClientBuilder.Body body = starting.get();
-        if (body != null) {
-          body.requested(response);
+        if (body == null) {
+          return response;
         }
-        return response;
+        body.requested(response);
+        return response.thenApply(r -> {
+          body.responded(r.headers().map());   // LangChain4j keeps no headers: Retry-After is read from these
+          return r;
+        });
       }
 
       @Override
@@ -166,4 +169,3 @@ final class CancellableJdkClientBuilder implements HttpClient.Builder {
     return this;
   }
 }
-// end-snippet
