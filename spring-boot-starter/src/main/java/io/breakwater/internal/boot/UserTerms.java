@@ -41,13 +41,16 @@ final class UserTerms {
     if (d.isZero()) {
       return "0s";
     }
+    if (d.getSeconds() == Long.MIN_VALUE) {
+      return "-" + Long.MAX_VALUE + "s";   // the most negative Duration has no positive counterpart
+    }
     Duration magnitude = d.abs();
     String sign = d.isNegative() ? "-" : "";
     long seconds = magnitude.getSeconds();
     if (seconds >= Long.MAX_VALUE / 1_000_000_000L) {
       return sign + seconds + "s";   // beyond nanos in a long: whole seconds are as close as Boot's units get
     }
-    long nanos = seconds * 1_000_000_000L + magnitude.getNano();
+    long nanos = seconds * 1_000_000_000L + magnitude.getNano();   // time-arithmetic: seconds checked just above
     for (int i = 0; i < UNITS.length; i++) {
       if (nanos % UNITS[i] == 0) {
         return sign + nanos / UNITS[i] + SUFFIXES[i];
