@@ -73,17 +73,20 @@ final class FaultRun implements AutoCloseable {
   }
 
   void startWorkers(int count, String redis, long leaseMillis, boolean checkOwner, int replicas) throws IOException {
-    startWorkers(count, redis, leaseMillis, checkOwner, replicas, 0);
+    startWorkers(count, redis, leaseMillis, checkOwner, replicas, 0, 8);
   }
 
-  /** Workers whose side effect answers {@code answerMillis} after its ledger line is written. */
-  void startWorkers(int count, String redis, long leaseMillis, boolean checkOwner, int replicas, long answerMillis)
-      throws IOException {
+  /**
+   * Workers with {@code inFlight} calls at a time, whose side effect's answer is fetched (a round trip to Redis)
+   * {@code answerMillis} after its ledger line is written ({@link FaultWorker}).
+   */
+  void startWorkers(int count, String redis, long leaseMillis, boolean checkOwner, int replicas, long answerMillis,
+      int inFlight) throws IOException {
     for (int w = 0; w < count; w++) {
       workers.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-Xmx256m", "-cp", System.getProperty("java.class.path"), FaultWorker.class.getName(), redis, "w" + w,
           Integer.toString(keys), ledger.toString(), Long.toString(leaseMillis), Boolean.toString(checkOwner),
-          Integer.toString(replicas), Long.toString(answerMillis))
+          Integer.toString(replicas), Long.toString(answerMillis), Integer.toString(inFlight))
           .redirectErrorStream(true).redirectOutput(dir.resolve("worker-" + w + ".log").toFile()).start());
     }
   }

@@ -43,8 +43,9 @@ import reactor.util.retry.Retry;
  * {@code <key> <worker> unknown} to the ledger. Prints {@code FINISHED <ok> <unknown> <failed>} at the end.
  *
  * <p>Arguments: {@code <redis://host:port | sentinel://host:port/master> <worker> <keys> <ledger> <lease ms>
- * <check stillOwner: true|false> <replicas to WAIT for> [<answer ms>]}: the side effect's answer comes that long
- * after its ledger line is written (a dependency that takes the write, then answers; 0 when absent).
+ * <check stillOwner: true|false> <replicas to WAIT for> [<answer ms> [<calls in flight>]]}: 8 calls in flight unless told; with an answer time, the side effect's
+ * answer is fetched that long after its ledger line is written, with a round trip to Redis (a dependency that takes
+ * the write, then answers over the network); without, it answers at once.
  */
 public final class FaultWorker {
 
@@ -71,8 +72,10 @@ public final class FaultWorker {
     boolean checkOwner = Boolean.parseBoolean(args[5]);
     int replicas = Integer.parseInt(args[6]);
     Duration answer = Duration.ofMillis(args.length > 7 ? Long.parseLong(args[7]) : 0);
+    int inFlight = args.length > 8 ? Integer.parseInt(args[8]) : 8;
 
     RedissonClient client = Redisson.create(config(redis));
+    Mono<Object> receipt = Mono.defer(() -> client.reactive().getBucket("fault-worker:receipt").get());
     RedisIdempotencyStore.Builder storeBuilder = RedisIdempotencyStore.builder(client.reactive())
         .operationTimeout(Duration.ofSeconds(1));
     if (replicas > 0) {
@@ -92,7 +95,7 @@ public final class FaultWorker {
     try (FileChannel out = FileChannel.open(ledger, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.APPEND, StandardOpenOption.DSYNC)) {
       Flux.fromIterable(order)
-          .flatMap(k -> call(k, worker, policy, out, ledger, checkOwner, answer)
+          .flatMap(k -> call(k, worker, policy, out, ledger, checkOwner, answer, receipt)
               .doOnNext(x -> ok.incrementAndGet())
               .onErrorResume(WriteOutcomeUnknownException.class, e -> append(out, k + " " + worker + " " + UNKNOWN)
                   .doOnNext(x -> unknown.incrementAndGet()))
@@ -100,7 +103,7 @@ public final class FaultWorker {
                 failed.incrementAndGet();
                 System.out.println("FAILED " + k + " " + e.getClass().getSimpleName());
                 return Mono.empty();
-              }), 8)
+              }), inFlight)
           .blockLast(Duration.ofMinutes(4));
     } finally {
       System.out.println("FINISHED " + ok.get() + " " + unknown.get() + " " + failed.get());
@@ -135,7 +138,7 @@ public final class FaultWorker {
   }
 
   private static Mono<String> call(int k, String worker, IdempotencyPolicy policy, FileChannel ledger,
-      Path ledgerPath, boolean checkOwner, Duration answer) {
+      Path ledgerPath, boolean checkOwner, Duration answer, Mono<Object> receipt) {
     IdempotencyKey key = IdempotencyKey.of("payments.charge", Map.of("order", k));
     Mono<String> sideEffect = Mono.delay(Duration.ofMillis(3))
         .then(Mono.deferContextual(ctx -> Mono.fromCallable(() -> {
@@ -153,7 +156,7 @@ public final class FaultWorker {
           write(ledger, k + " " + worker);
           return k + ":" + worker;
         }).subscribeOn(Schedulers.boundedElastic())));
-    return (answer.isZero() ? sideEffect : sideEffect.delayElement(answer))
+    return (answer.isZero() ? sideEffect : sideEffect.delayElement(answer).flatMap(receipt::thenReturn))
         .transformDeferred(idempotentBy(key, policy, String.class))
         .transformDeferred(withDeadline(Duration.ofSeconds(5)))
         .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(1))
