@@ -8,6 +8,7 @@ import io.breakwater.idempotency.IdempotencyContext;
 import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.StoreUnavailableException;
+import io.breakwater.idempotency.WriteOutcomeUnknownException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -37,10 +38,14 @@ import reactor.util.retry.Retry;
  * included. Callers retry typed refusals. With {@code checkOwner}, the side effect does what
  * {@code docs/idempotency.md} recommends for effects that cannot be undone: it refuses to run unless
  * {@code stillOwner()}, and after a takeover ({@code tookOverExpired()}) it asks the downstream system (the ledger)
- * whether the previous owner already ran it. Prints {@code FINISHED <ok> <failed>} at the end.
+ * whether the previous owner already ran it. A key met as of unknown outcome ({@link WriteOutcomeUnknownException}:
+ * an earlier call's write may have happened, so it is not sent again) is done with too: the worker appends
+ * {@code <key> <worker> unknown} to the ledger. Prints {@code FINISHED <ok> <unknown> <failed>} at the end.
  *
  * <p>Arguments: {@code <redis://host:port | sentinel://host:port/master> <worker> <keys> <ledger> <lease ms>
- * <check stillOwner: true|false> <replicas to WAIT for>}.
+ * <check stillOwner: true|false> <replicas to WAIT for> [<answer ms> [<calls in flight>]]}: 8 calls in flight unless told; with an answer time, the side effect's
+ * answer is fetched that long after its ledger line is written, with a round trip to Redis (a dependency that takes
+ * the write, then answers over the network); without, it answers at once.
  */
 public final class FaultWorker {
 
@@ -53,6 +58,9 @@ public final class FaultWorker {
     }
   }
 
+  /** The ledger's mark of a key met as of unknown outcome. */
+  static final String UNKNOWN = "unknown";
+
   private FaultWorker() {}
 
   public static void main(String[] args) throws IOException {
@@ -63,8 +71,11 @@ public final class FaultWorker {
     Duration lease = Duration.ofMillis(Long.parseLong(args[4]));
     boolean checkOwner = Boolean.parseBoolean(args[5]);
     int replicas = Integer.parseInt(args[6]);
+    Duration answer = Duration.ofMillis(args.length > 7 ? Long.parseLong(args[7]) : 0);
+    int inFlight = args.length > 8 ? Integer.parseInt(args[8]) : 8;
 
     RedissonClient client = Redisson.create(config(redis));
+    Mono<Object> receipt = Mono.defer(() -> client.reactive().getBucket("fault-worker:receipt").get());
     RedisIdempotencyStore.Builder storeBuilder = RedisIdempotencyStore.builder(client.reactive())
         .operationTimeout(Duration.ofSeconds(1));
     if (replicas > 0) {
@@ -79,24 +90,40 @@ public final class FaultWorker {
     }
     Collections.shuffle(order, new Random(worker.hashCode()));
     AtomicInteger ok = new AtomicInteger();
+    AtomicInteger unknown = new AtomicInteger();
     AtomicInteger failed = new AtomicInteger();
     try (FileChannel out = FileChannel.open(ledger, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.APPEND, StandardOpenOption.DSYNC)) {
       Flux.fromIterable(order)
-          .flatMap(k -> call(k, worker, policy, out, ledger, checkOwner)
+          .flatMap(k -> call(k, worker, policy, out, ledger, checkOwner, answer, receipt)
               .doOnNext(x -> ok.incrementAndGet())
+              .onErrorResume(WriteOutcomeUnknownException.class, e -> append(out, k + " " + worker + " " + UNKNOWN)
+                  .doOnNext(x -> unknown.incrementAndGet()))
               .onErrorResume(e -> {
                 failed.incrementAndGet();
                 System.out.println("FAILED " + k + " " + e.getClass().getSimpleName());
                 return Mono.empty();
-              }), 8)
+              }), inFlight)
           .blockLast(Duration.ofMinutes(4));
     } finally {
-      System.out.println("FINISHED " + ok.get() + " " + failed.get());
+      System.out.println("FINISHED " + ok.get() + " " + unknown.get() + " " + failed.get());
       System.out.flush();
       store.close();
       client.shutdown();
     }
+  }
+
+  /** Appends {@code line} to the ledger: a synchronous write ({@code DSYNC}). */
+  private static void write(FileChannel ledger, String line) throws IOException {
+    ledger.write(ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  /** {@link #write} off the event loops; emits the line. */
+  private static Mono<String> append(FileChannel ledger, String line) {
+    return Mono.fromCallable(() -> {
+      write(ledger, line);
+      return line;
+    }).subscribeOn(Schedulers.boundedElastic());
   }
 
   /** The downstream system's own record: the ledger line of key {@code k}, as a result, if there is one. */
@@ -111,7 +138,7 @@ public final class FaultWorker {
   }
 
   private static Mono<String> call(int k, String worker, IdempotencyPolicy policy, FileChannel ledger,
-      Path ledgerPath, boolean checkOwner) {
+      Path ledgerPath, boolean checkOwner, Duration answer, Mono<Object> receipt) {
     IdempotencyKey key = IdempotencyKey.of("payments.charge", Map.of("order", k));
     Mono<String> sideEffect = Mono.delay(Duration.ofMillis(3))
         .then(Mono.deferContextual(ctx -> Mono.fromCallable(() -> {
@@ -126,10 +153,10 @@ public final class FaultWorker {
               return done;
             }
           }
-          ledger.write(ByteBuffer.wrap((k + " " + worker + "\n").getBytes(StandardCharsets.US_ASCII)));
+          write(ledger, k + " " + worker);
           return k + ":" + worker;
         }).subscribeOn(Schedulers.boundedElastic())));
-    return sideEffect
+    return (answer.isZero() ? sideEffect : sideEffect.delayElement(answer).flatMap(receipt::thenReturn))
         .transformDeferred(idempotentBy(key, policy, String.class))
         .transformDeferred(withDeadline(Duration.ofSeconds(5)))
         .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(1))
