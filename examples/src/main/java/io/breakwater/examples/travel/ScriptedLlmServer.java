@@ -19,6 +19,7 @@ public final class ScriptedLlmServer implements AutoCloseable {
 
   private final AtomicInteger requests = new AtomicInteger();
   private final AtomicInteger stalledStreamsClosed = new AtomicInteger();
+  private final AtomicInteger wordsSent = new AtomicInteger();
   private final DisposableServer server;
   private final List<String> words;
   private final int wordsBeforeStall;
@@ -59,6 +60,7 @@ public final class ScriptedLlmServer implements AutoCloseable {
   private Flux<String> chunks(int from, int to) {
     return Flux.range(from + 1, Math.max(0, to - from))
         .delayElements(Duration.ofMillis(15))
+        .doOnNext(n -> wordsSent.incrementAndGet())
         .map(n -> "id: " + n + "\ndata: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
             + "{\"content\":" + quote(words.get(n - 1)) + "}}]}\n\n");
   }
@@ -82,6 +84,16 @@ public final class ScriptedLlmServer implements AutoCloseable {
 
   public int requests() {
     return requests.get();
+  }
+
+  /** Words of the answer sent, over all streams (a resumed stream sends only the words after its last event id). */
+  public int wordsSent() {
+    return wordsSent.get();
+  }
+
+  /** The number of words in {@code text}, counted as the server splits its answer into events. */
+  public static int words(String text) {
+    return text.isEmpty() ? 0 : text.split("(?<= )").length;
   }
 
   public int stalledStreamsClosed() {

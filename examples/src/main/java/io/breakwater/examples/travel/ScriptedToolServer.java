@@ -34,6 +34,7 @@ public final class ScriptedToolServer implements AutoCloseable {
   private final AtomicInteger flightRequests = new AtomicInteger();
   private final AtomicInteger hotelRequests = new AtomicInteger();
   private final AtomicInteger attractionRequests = new AtomicInteger();
+  private final AtomicInteger paymentRequests = new AtomicInteger();
   private final AtomicInteger stalledRequestsCancelled = new AtomicInteger();
   private final Map<String, AtomicInteger> chargesByKey = new ConcurrentHashMap<>();
   private final List<String> deadlineHeaders = new CopyOnWriteArrayList<>();
@@ -85,6 +86,7 @@ public final class ScriptedToolServer implements AutoCloseable {
   }
 
   private Mono<String> payment(String idempotencyKey) {
+    paymentRequests.incrementAndGet();
     String key = idempotencyKey == null ? "none" : idempotencyKey;
     int charges = chargesByKey.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
     return Mono.just("{\"receipt\":\"R-" + Math.abs(key.hashCode() % 10_000) + "\",\"charges\":" + charges + "}");
@@ -105,6 +107,10 @@ public final class ScriptedToolServer implements AutoCloseable {
 
   public int attractionRequests() {
     return attractionRequests.get();
+  }
+
+  public int paymentRequests() {
+    return paymentRequests.get();
   }
 
   public int stalledRequestsCancelled() {

@@ -29,6 +29,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,9 @@ import reactor.netty.http.client.HttpClient;
  * duplicated payment attempt), then streams its answer from a local OpenAI-compatible server that stalls once. It
  * finishes within its 15 s deadline with a degraded but useful plan, and prints a timeline and a metrics summary.
  *
+ * <p>Its {@code main} first runs the same task without Breakwater ({@link PlainTravelAgent}) against fresh instances
+ * of the same servers, then with it, and ends with a table of the two runs side by side.
+ *
  * <p>This is the README's first command. With {@code --redis redis://host:port} the idempotency claims and retry
  * budgets live in Redis instead of memory.
  */
@@ -58,6 +62,16 @@ public final class TravelAgent {
   /** Arguments of the payment tool. */
   public record Deposit(String bookingId, int amountEuros) {}
   // end-snippet
+
+  /** The model's scripted answer. */
+  static final String ANSWER = "Fly BW456 on the 24th for 99 EUR, stay at Casa Breakwater for 87 EUR a night, and "
+      + "walk the Alfama at dusk. Your deposit is paid once.";
+  /** The words the model's first stream sends before it stalls. */
+  static final int WORDS_BEFORE_STALL = 4;
+  /** The attractions tool's fallback. */
+  static final String OFFLINE_ATTRACTIONS = "[\"Walk the Alfama at dusk (offline suggestion)\"]";
+  /** How long the demo lets a call of the plain run hang before it gives it up. */
+  static final Duration DEMO_CUT = Duration.ofSeconds(8);
 
   private final PrintStream out;
   private final IdempotencyStore store;
@@ -81,12 +95,12 @@ public final class TravelAgent {
       }
     }
     if (redis == null) {
-      new TravelAgent(System.out, IdempotencyStore.inMemory(), name -> RetryBudget.ratio(0.2, 10)).run();
+      new TravelAgent(System.out, IdempotencyStore.inMemory(), name -> RetryBudget.ratio(0.2, 10)).compare(DEMO_CUT);
     } else {
       try (RedisBacking backing = RedisBacking.connect(redis)) {
         TravelAgent agent = new TravelAgent(System.out, backing.store(), backing::retryBudget);
         agent.keySecret = RedisBacking.keySecret();
-        agent.run();
+        agent.compare(DEMO_CUT);
       }
     }
     Schedulers.shutdownNow();
@@ -98,11 +112,25 @@ public final class TravelAgent {
     return keySecret == null ? policy.build() : policy.keySecret(keySecret).build();
   }
 
+  /**
+   * The demo: plans the trip without Breakwater ({@link PlainTravelAgent}, whose hanging calls are cut after
+   * {@code cut}), then with it, each against freshly started scripted servers, and prints the two runs side by side.
+   */
+  public Comparison compare(Duration cut) {
+    RunSummary without = new PlainTravelAgent(out, cut).run();
+    Report with = run();
+    out.println();
+    RunSummary.printTable(out, without, with.summary());
+    return new Comparison(without, with);
+  }
+
+  /** The demo's two runs, for the example's test. */
+  public record Comparison(RunSummary without, Report with) {}
+
   /** Plans one trip against freshly started scripted servers; returns what happened, for tests. */
   public Report run() {
     try (ScriptedToolServer tools = new ScriptedToolServer();
-        ScriptedLlmServer llm = new ScriptedLlmServer("Fly BW456 on the 24th for 99 EUR, stay at Casa Breakwater "
-            + "for 87 EUR a night, and walk the Alfama at dusk. Your deposit is paid once.", 4)) {
+        ScriptedLlmServer llm = new ScriptedLlmServer(ANSWER, WORDS_BEFORE_STALL)) {
       return plan(tools, llm);
     }
   }
@@ -124,7 +152,7 @@ public final class TravelAgent {
     Tool<Trip, String> attractions = Tool.of(descriptor("travel.attractions", SideEffect.READ_ONLY, breakers)
             .build(), (Trip t) -> get(http, "/attractions"), String.class)
         .withFallbacks(Fallbacks.<Trip, String>builder()
-            .orDefault("[\"Walk the Alfama at dusk (offline suggestion)\"]").build());
+            .orDefault(OFFLINE_ATTRACTIONS).build());
     Tool<Deposit, String> payments = Tool.of(descriptor("payments.deposit", SideEffect.NON_IDEMPOTENT_WRITE,
                 breakers)
             .idempotency(idempotencyPolicy()).singleTenant().build(),
@@ -139,7 +167,7 @@ public final class TravelAgent {
         .build();
 
     TaskBudget budget = TaskBudget.builder(Duration.ofSeconds(15)).name("plan-trip").retries(8).maxSteps(12).build();
-    out.println("Breakwater travel agent: plan a trip LHR → LIS within " + budget.deadline().budget().toSeconds()
+    out.println("With Breakwater: the travel agent plans a trip LHR to LIS within " + budget.deadline().budget().toSeconds()
         + " s (tools on 127.0.0.1:" + tools.port() + ", model at " + llm.baseUrl() + ")");
 
     Map<String, String> found = new LinkedHashMap<>();
@@ -175,13 +203,23 @@ public final class TravelAgent {
         + tools.attractionRequests() + ", deposits charged " + tools.charges() + "; model streams "
         + llm.requests() + " (stalled ones closed: " + llm.stalledStreamsClosed() + ")");
     printMetrics();
+    Map<String, String> notes = new HashMap<>();
+    if (tools.stalledRequestsCancelled() > 0) {
+      notes.put("flights", "the stalled one cut at 2 s, retried");
+    }
+    if (llm.stalledStreamsClosed() > 0) {
+      notes.put("model", "the stalled one resumed");
+    }
+    RunSummary summary = RunSummary.of(String.format("%.1f s (deadline %d s)", tookMillis / 1e3,
+            budget.deadline().budget().toSeconds()),
+        plan == null ? "no answer" : "the plan, " + ScriptedLlmServer.words(plan) + " words", notes, tools, llm, plan);
     return new Report(plan, tookMillis, tools.charges(), tools.stalledRequestsCancelled(), llm.requests(),
-        found.get("attractions"), List.copyOf(events));
+        found.get("attractions"), List.copyOf(events), summary);
   }
 
   /** What a run did, for the example's test. */
   public record Report(String answer, long tookMillis, int charges, int stalledFlightsCancelled, int modelStreams,
-      String attractions, List<String> events) {}
+      String attractions, List<String> events, RunSummary summary) {}
 
   private ToolDescriptor.Builder descriptor(String name, SideEffect sideEffect, CircuitBreakerRegistry breakers) {
     return ToolDescriptor.builder(name)

@@ -7,6 +7,7 @@ import io.breakwater.retry.RetryBudget;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,5 +33,38 @@ class TravelAgentIT {
     assertThat(report.events()).as("one JSON event per tool call").isNotEmpty()
         .allSatisfy(event -> assertThat(event).startsWith("{").contains("\"tool\""));
     assertThat(out).contains("Finished in").contains("Metrics:");
+  }
+
+  /**
+   * The README's command runs the same scripted faults twice: plain Reactor Netty code hangs on the stall, charges the
+   * duplicated deposit twice and loses the stalled stream's words; the Breakwater run charges once and answers. The
+   * output ends with the table of both, in plain ASCII (no escape codes, no control characters).
+   */
+  @Test
+  void demoEndsWithBothRunsSideBySideWithoutBreakwaterChargingTwice() {
+    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    TravelAgent.Comparison runs = new TravelAgent(new PrintStream(buffer, true, StandardCharsets.UTF_8),
+        IdempotencyStore.inMemory(), name -> RetryBudget.ratio(0.2, 10)).compare(Duration.ofSeconds(3));
+    String out = buffer.toString(StandardCharsets.UTF_8);
+
+    assertThat(runs.without().charges()).as("plain code charges the duplicated deposit twice").isEqualTo(2);
+    assertThat(runs.with().summary().charges()).as("Breakwater charges it once").isEqualTo(1);
+    assertThat(runs.without().taskTime()).startsWith("hung (cut by the demo at ");
+    assertThat(runs.without().answerOrFailure()).isEqualTo("no answer: the model stream hung after 4 words");
+    assertThat(runs.without().tokensLost()).as("the stalled stream's words, discarded").isEqualTo(4);
+    assertThat(runs.with().summary().tokensLost()).as("the resumed stream keeps them").isZero();
+    assertThat(runs.without().requests()).containsEntry("flights", "1 (hung; cut by the demo at 3 s)")
+        .containsEntry("attractions", "4").containsEntry("payments", "2");
+    assertThat(runs.with().summary().requests()).containsEntry("payments", "1")
+        .containsEntry("model streams", "2 (the stalled one resumed)");
+
+    String table = out.substring(out.lastIndexOf("Same scripted faults, without and with Breakwater:"));
+    assertThat(table).contains("without Breakwater").contains("with Breakwater");
+    assertThat(table.lines().filter(l -> l.startsWith("  deposits charged")).findFirst().orElseThrow())
+        .matches("  deposits charged +\\| 2 +\\| 1");
+    assertThat(table.lines().filter(l -> l.startsWith("  tokens lost")).findFirst().orElseThrow())
+        .matches("  tokens lost +\\| 4 +\\| 0");
+    assertThat(out.chars().filter(c -> c != '\n' && (c < 0x20 || c > 0x7e)))
+        .as("plain ASCII: no escape codes or control characters").isEmpty();
   }
 }
