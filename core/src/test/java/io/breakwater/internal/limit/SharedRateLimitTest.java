@@ -232,8 +232,9 @@ class SharedRateLimitTest {
     assertThat(store.takes).as("refused without a round trip").isEqualTo(1);
   }
 
+  /** Issue 36 (security 2): too heavy is judged on the configured limit, never on one a provider sent. */
   @Test
-  void aCallHeavierThanALimitTheStoreLearntFromTheProviderIsRefusedAsNeverRunnable() {
+  void aCallHeavierThanALimitTheStoreLearntFromTheProviderIsNotRefusedAsNeverRunnable() {
     RateSettings learning = settings(Duration.ofSeconds(50), -1);
     FakeBucketStore buckets = new FakeBucketStore(clock, learning);
     RateLimit limit = instance(learning, buckets);
@@ -241,12 +242,8 @@ class SharedRateLimitTest {
     Mono.just(new Reply(Map.of("x-ratelimit-limit-tokens", List.of("5000"))))
         .transformDeferred(throttledBy(limit, CallWeight.<Reply>tokens(0).headers(Reply::headers))).subscribe();
     List<Throwable> errors = refusals(limit, 5_001);
-    assertThat(errors).singleElement().satisfies(e -> {
-      assertThat(((LimitExceededException) e).reason()).isEqualTo(Reason.TOO_HEAVY);
-      assertThat(e).hasMessageContaining("a call of 5001 tokens can never run: fake buckets holds fewer when full");
-    });
-    assertThat(limit.queued()).isZero();
-    assertThat(ranAt(limit, 1, 5_000)).as("the queue moved on").containsExactly(0L);
+    assertThat(errors).as("the configured limit comes back").noneMatch(e -> e instanceof LimitExceededException l
+        && l.reason() == Reason.TOO_HEAVY);
   }
 
   @Test
