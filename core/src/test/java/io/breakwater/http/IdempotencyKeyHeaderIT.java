@@ -41,6 +41,7 @@ class IdempotencyKeyHeaderIT {
     server.disposeNow();
   }
 
+  /** A write the API deduplicates on the key: retried after a 503 because the key went out with the attempt. */
   @Test
   void everyAttemptOfAnIdempotentWriteCarriesTheKey() {
     IdempotencyKey key = IdempotencyKey.explicit("payments.charge", "order-42", Map.of("amount", 10));
@@ -50,7 +51,7 @@ class IdempotencyKeyHeaderIT {
     String receipt = HttpResponses.bodyAsString(client.post().uri("/charges"))
         .transformDeferred(retryWithBudget(retry))
         .transformDeferred(idempotentBy(key, IdempotencyStore.inMemory(), String.class))
-        .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
+        .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE))
         .block(Duration.ofSeconds(10));
 
     assertThat(receipt).isEqualTo("receipt-1");

@@ -191,7 +191,7 @@ class BreakwaterExchangeFilterIT {
     String receipt = http.post().uri("/charges").bodyValue("{}").retrieve().bodyToMono(String.class)
         .transformDeferred(retryWithBudget(retry))
         .transformDeferred(idempotentBy(key, IdempotencyStore.inMemory(), String.class))
-        .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE))
+        .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE))   // retried after a 503: the key went out
         .block(Duration.ofSeconds(10));
 
     assertThat(receipt).isEqualTo("receipt-1");
