@@ -198,6 +198,32 @@ class BreakwaterExchangeFilterIT {
     assertThat(requests).extracting(r -> header(r, "Idempotency-Key")).containsExactly(key.value(), key.value());
   }
 
+  /** Issue 36 (security 4): the key goes only to the hosts it was given for, compared without case. */
+  @Test
+  void theIdempotencyKeyGoesOnlyToTheHostsItIsGivenFor() {
+    server = HttpServer.create().host("127.0.0.1").port(0)
+        .handle((req, res) -> {
+          requests.add(req);
+          return res.sendString(Mono.just("ok"));
+        })
+        .bindNow();
+    for (List<String> hosts : List.of(List.of("127.0.0.1"), List.of("API.EXAMPLE.COM"), List.<String>of())) {
+      WebClient http = WebClient.builder().baseUrl("http://127.0.0.1:" + server.port())
+          .filter(BreakwaterExchangeFilter.builder().idempotencyKeyHosts(hosts).build()).build();
+      AtomicInteger marked = new AtomicInteger();
+      http.post().uri("/charges").retrieve().bodyToMono(String.class)
+          .transformDeferred(call -> Mono.deferContextual(ctx -> call.doOnSuccess(ok ->
+              marked.set(io.breakwater.idempotency.IdempotencyContext.current(ctx).orElseThrow().keysSent()))))
+          .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", "order-" + hosts, 1),
+              IdempotencyStore.inMemory(), String.class))
+          .block(Duration.ofSeconds(5));
+      boolean sent = hosts.contains("127.0.0.1");
+      assertThat(header(requests.get(requests.size() - 1), "Idempotency-Key")).as("hosts %s", hosts)
+          .isEqualTo(sent ? IdempotencyKey.explicit("payments.charge", "order-" + hosts, 1).value() : null);
+      assertThat(marked).as("the attempt is marked as having sent the key only when it did").hasValue(sent ? 1 : 0);
+    }
+  }
+
   @Test
   void aHeaderTheRequestAlreadyHasIsLeftAsItIs() {
     WebClient http = serve((n, res) -> res.sendString(Mono.just("ok")));
