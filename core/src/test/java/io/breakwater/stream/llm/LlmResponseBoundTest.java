@@ -40,7 +40,7 @@ class LlmResponseBoundTest {
     return ScriptedTransport.always(steps.toArray());
   }
 
-  /** Streams {@code transport}; asserts it fails as too large and that what it kept, measured by {@code kept}, is small. */
+  /** Streams {@code transport}; asserts it fails as too large and that what it kept, by {@code kept}, is small. */
   private static void assertRefusedOnceTheBoundIsPassed(ScriptedTransport transport, ToLongFunction<LlmResponse> kept,
       long maxKept) {
     LlmStreamClient client = LlmStreamClient.builder("http://127.0.0.1:9", Dialect.OPENAI_CHAT).transport(transport)
