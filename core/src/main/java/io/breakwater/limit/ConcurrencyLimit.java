@@ -4,6 +4,7 @@ import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.limit.AdaptiveSettings;
 import io.breakwater.internal.limit.ConcurrencySettings;
 import io.breakwater.internal.limit.LocalConcurrencyLimit;
+import io.breakwater.internal.limit.TaskShares;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
@@ -33,6 +34,9 @@ import reactor.core.scheduler.Schedulers;
  *       permit; the deadline in force bounds it further; zero refuses at once</td></tr>
  *   <tr><td>{@code maxQueue}</td><td>{@value #DEFAULT_MAX_QUEUE}</td><td>calls that may wait at once; zero refuses
  *       at once</td></tr>
+ *   <tr><td>{@code maxQueuePerTask}</td><td>half of {@code maxQueue}</td><td>calls of one agent task that may wait
+ *       at once, so one task cannot fill the queue; calls outside any task are bounded by {@code maxQueue}
+ *       only</td></tr>
  *   <tr><td>{@code classifier}</td><td>{@link FailureClassifier#defaults()}</td><td>for an adaptive limit: which
  *       failures are drops ({@code TIMEOUT}, {@code SERVER_ERROR}, {@code CONNECTION}, {@code RATE_LIMITED})</td></tr>
  *   <tr><td>{@code scheduler}</td><td>{@code Schedulers::parallel}</td><td>the waits' timers and the adaptive
@@ -96,6 +100,7 @@ public interface ConcurrencyLimit {
     private @Nullable AdaptiveSettings adaptive;
     private Duration maxWait = Duration.ofSeconds(DEFAULT_MAX_WAIT_SECONDS);
     private int maxQueue = DEFAULT_MAX_QUEUE;
+    private int maxQueuePerTask = TaskShares.DEFAULT_SHARE;
     private FailureClassifier classifier = FailureClassifier.defaults();
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
@@ -144,6 +149,15 @@ public interface ConcurrencyLimit {
       return this;
     }
 
+    /**
+     * How many calls of one agent task may wait at once (1 to {@code maxQueue}; default half of {@code maxQueue}); a
+     * task's call past its share is refused with {@code QUEUE_FULL} while other tasks' calls still queue.
+     */
+    public Builder maxQueuePerTask(int maxQueuePerTask) {
+      this.maxQueuePerTask = maxQueuePerTask;
+      return this;
+    }
+
     /** For an adaptive limit: which failures are drops that lower it. */
     public Builder classifier(FailureClassifier classifier) {
       this.classifier = Objects.requireNonNull(classifier, "classifier");
@@ -171,7 +185,7 @@ public interface ConcurrencyLimit {
             + ".adaptive()");
       }
       return new LocalConcurrencyLimit(new ConcurrencySettings(name, fixed, adaptive, maxWait, maxQueue, classifier,
-          scheduler, meterRegistry));
+          scheduler, meterRegistry, maxQueuePerTask));
     }
   }
 }

@@ -2,6 +2,7 @@ package io.breakwater.limit;
 
 import io.breakwater.internal.limit.LocalRateLimit;
 import io.breakwater.internal.limit.RateSettings;
+import io.breakwater.internal.limit.TaskShares;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
@@ -54,6 +55,9 @@ import reactor.core.scheduler.Schedulers;
  *   <tr><td>{@code maxWait}</td><td>{@value #DEFAULT_MAX_WAIT_SECONDS} s</td><td>the longest a call waits; the
  *       deadline in force bounds it further; zero refuses at once</td></tr>
  *   <tr><td>{@code maxQueue}</td><td>{@value #DEFAULT_MAX_QUEUE}</td><td>calls that may wait at once</td></tr>
+ *   <tr><td>{@code maxQueuePerTask}</td><td>half of {@code maxQueue}</td><td>calls of one agent task that may wait
+ *       at once, so one task cannot fill the queue; calls outside any task are bounded by {@code maxQueue}
+ *       only</td></tr>
  *   <tr><td>{@code scheduler}</td><td>{@code Schedulers::parallel}</td><td>the clock and the queue's timers,
  *       resolved when used</td></tr>
  * </table>
@@ -97,6 +101,7 @@ public interface RateLimit {
     private boolean headersSet;
     private Duration maxWait = Duration.ofSeconds(DEFAULT_MAX_WAIT_SECONDS);
     private int maxQueue = DEFAULT_MAX_QUEUE;
+    private int maxQueuePerTask = TaskShares.DEFAULT_SHARE;
     private Supplier<Scheduler> scheduler = Schedulers::parallel;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
 
@@ -137,6 +142,15 @@ public interface RateLimit {
       return this;
     }
 
+    /**
+     * How many calls of one agent task may wait at once (1 to {@code maxQueue}; default half of {@code maxQueue}); a
+     * task's call past its share is refused with {@code QUEUE_FULL} while other tasks' calls still queue.
+     */
+    public Builder maxQueuePerTask(int maxQueuePerTask) {
+      this.maxQueuePerTask = maxQueuePerTask;
+      return this;
+    }
+
     /** The clock and the queue's timers, resolved when used. */
     public Builder scheduler(Supplier<Scheduler> scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -163,7 +177,7 @@ public interface RateLimit {
             + "the limits from the provider's headers");
       }
       return new RateSettings(name, requests, requestInterval, tokens, tokenInterval, headers, maxWait, maxQueue,
-          scheduler, meterRegistry);
+          scheduler, meterRegistry, maxQueuePerTask);
     }
   }
 }

@@ -16,7 +16,14 @@ import reactor.core.scheduler.Scheduler;
  * @param fixed the fixed limit, or -1 when {@code adaptive} is set
  */
 public record ConcurrencySettings(String name, int fixed, @Nullable AdaptiveSettings adaptive, Duration maxWait,
-    int maxQueue, FailureClassifier classifier, Supplier<Scheduler> scheduler, MeterRegistry meterRegistry) {
+    int maxQueue, FailureClassifier classifier, Supplier<Scheduler> scheduler, MeterRegistry meterRegistry,
+    int maxQueuePerTask) {
+
+  /** Settings whose tasks may each hold half the queue ({@link TaskShares#DEFAULT_SHARE}). */
+  public ConcurrencySettings(String name, int fixed, @Nullable AdaptiveSettings adaptive, Duration maxWait,
+      int maxQueue, FailureClassifier classifier, Supplier<Scheduler> scheduler, MeterRegistry meterRegistry) {
+    this(name, fixed, adaptive, maxWait, maxQueue, classifier, scheduler, meterRegistry, TaskShares.DEFAULT_SHARE);
+  }
 
   /** Settings whose meters go to {@code Metrics.globalRegistry}. */
   public ConcurrencySettings(String name, int fixed, @Nullable AdaptiveSettings adaptive, Duration maxWait,
@@ -43,6 +50,7 @@ public record ConcurrencySettings(String name, int fixed, @Nullable AdaptiveSett
       throw new IllegalArgumentException("Concurrency limit '" + name + "' maxQueue is " + maxQueue
           + ": give zero (refuse at once) or more calls");
     }
+    maxQueuePerTask = TaskShares.check("Concurrency limit '" + name + "'", maxQueuePerTask, maxQueue);
   }
 
   /** {@code maxWait} in nanoseconds, saturated. */

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * the start tag {@code max(virtualTime, finish of its flow's previous call)} and its flow's finish moves on by the
  * call's cost; calls run in order of start tag (then arrival), and the virtual time is the start tag of the last call
  * that ran. A flow that queued many calls has pushed its own tags far ahead, so another flow's call runs first. When
- * the queue empties, the flows are forgotten. Not thread-safe: its owner guards it.
+ * the queue empties, the flows are forgotten. It counts each task's waiting calls ({@link TaskShares}), so that its
+ * owner can cap a task's share of the queue. Not thread-safe: its owner guards it.
  */
 final class FairQueue<E> {
 
@@ -36,11 +37,21 @@ final class FairQueue<E> {
   private final PriorityQueue<Node<E>> queue = new PriorityQueue<>((a, b) -> a.start != b.start
       ? Double.compare(a.start, b.start) : Long.compare(a.arrival, b.arrival));
   private final Map<Object, Double> finish = new HashMap<>();
+  private final TaskShares shares;
   private double virtualTime;
   private long arrivals;
 
+  FairQueue(int maxPerTask) {
+    this.shares = new TaskShares(maxPerTask);
+  }
+
   int size() {
     return queue.size();
+  }
+
+  /** Whether the calls of {@code flow} (a task) already hold the task's share of the queue. */
+  boolean holdsItsShare(Object flow) {
+    return shares.full(flow);
   }
 
   boolean isEmpty() {
@@ -81,6 +92,7 @@ final class FairQueue<E> {
     node.arrival = arrivals++;
     finish.put(flow, node.finish);
     queue.add(node);
+    shares.joined(flow);
     if (finish.size() > FORGET_ABOVE) {
       Iterator<Double> it = finish.values().iterator();
       while (it.hasNext()) {
@@ -94,6 +106,7 @@ final class FairQueue<E> {
   /** Takes the next call out to run it. */
   Node<E> poll() {
     Node<E> n = queue.poll();
+    left(n);
     virtualTime = Math.max(virtualTime, n.start);
     forgetIfIdle();
     return n;
@@ -101,7 +114,9 @@ final class FairQueue<E> {
 
   /** Takes a call out to run it, wherever it stands in the queue. */
   void take(Node<E> node) {
-    queue.remove(node);
+    if (queue.remove(node)) {
+      left(node);
+    }
     virtualTime = Math.max(virtualTime, node.start);
     forgetIfIdle();
   }
@@ -112,12 +127,19 @@ final class FairQueue<E> {
    */
   void remove(Node<E> node) {
     if (queue.remove(node) && node.flow != null) {
+      left(node);
       Double last = finish.get(node.flow);
       if (last != null && last == node.finish) {
         finish.put(node.flow, node.start);
       }
     }
     forgetIfIdle();
+  }
+
+  private void left(Node<E> node) {
+    if (node.flow != null) {
+      shares.left(node.flow);
+    }
   }
 
   private void forgetIfIdle() {

@@ -43,12 +43,15 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
   private Waiter head;
   @Nullable
   private Waiter tail;
+  /** The waiting calls of each task; guarded by {@code this}. */
+  private final TaskShares shares;
 
   private final LimitMetrics metrics;
 
   public LocalConcurrencyLimit(ConcurrencySettings settings) {
     this.settings = settings;
     this.maxWaitNanos = settings.maxWaitNanos();
+    this.shares = new TaskShares(settings.maxQueuePerTask());
     this.adaptive = settings.adaptive() == null ? null : new VegasLimit(settings.adaptive());
     this.limit = settings.initialLimit();
     this.metrics = LimitMetrics.of(this, settings.meterRegistry());
@@ -117,7 +120,7 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
       Operators.error(actual, refusal);
       return;
     }
-    Waiter waiter = new Waiter(wait);
+    Waiter waiter = new Waiter(wait, TaskShares.taskOf(ctx));
     waiter.run(actual, () -> enqueue(waiter), () -> permitted(source, mono));
   }
 
@@ -134,6 +137,7 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
   private void enqueue(Waiter waiter) {
     boolean acquired = false;
     boolean full = false;
+    boolean taskFull = false;
     synchronized (this) {
       QUEUED.incrementAndGet(this);
       if (head == null) {
@@ -146,8 +150,10 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
       }
       if (!acquired && queued - 1 >= settings.maxQueue()) {
         full = true;
+      } else if (!acquired && shares.full(waiter.task)) {
+        taskFull = true;
       }
-      if (acquired || full) {
+      if (acquired || full || taskFull) {
         QUEUED.decrementAndGet(this);
       } else {
         link(waiter);
@@ -158,6 +164,8 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
     } else if (full) {
       waiter.refuse(new LimitExceededException(name(), Reason.QUEUE_FULL, null, "all " + limit
           + " permits are taken and " + settings.maxQueue() + " calls already wait"));
+    } else if (taskFull) {
+      waiter.refuse(TaskShares.full(name(), settings.maxQueuePerTask(), settings.maxQueue()));
     } else {
       waiter.expireAfter(scheduler(), waiter.waitNanos);
     }
@@ -222,6 +230,7 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
 
   private void link(Waiter w) {
     w.linked = true;
+    shares.joined(w.task);
     w.prev = tail;
     if (tail == null) {
       head = w;
@@ -237,6 +246,7 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
       return;
     }
     w.linked = false;
+    shares.left(w.task);
     if (w.prev == null) {
       head = w.next;
     } else {
@@ -284,8 +294,12 @@ public final class LocalConcurrencyLimit extends ConcurrencyEngine {
     @Nullable Waiter nextGranted;
     boolean linked;
 
-    Waiter(long waitNanos) {
+    /** The agent task the call belongs to, or {@link TaskShares#NO_TASK}. */
+    final Object task;
+
+    Waiter(long waitNanos, Object task) {
       this.waitNanos = waitNanos;
+      this.task = task;
     }
 
     @Override

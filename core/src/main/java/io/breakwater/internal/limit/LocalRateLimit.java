@@ -33,13 +33,10 @@ import reactor.util.context.ContextView;
  */
 public final class LocalRateLimit extends RateEngine {
 
-  /** The flow of calls made outside any task. */
-  private static final Object NO_TASK = new Object();
-
   private final RateSettings settings;
   private final long maxWaitNanos;
   private final RateBuckets buckets;
-  private final FairQueue<Waiter> queue = new FairQueue<>();
+  private final FairQueue<Waiter> queue;
   private volatile int queued;
   @Nullable
   private Disposable timer;
@@ -49,6 +46,7 @@ public final class LocalRateLimit extends RateEngine {
 
   public LocalRateLimit(RateSettings settings) {
     this.settings = settings;
+    this.queue = new FairQueue<>(settings.maxQueuePerTask());
     this.maxWaitNanos = settings.maxWaitNanos();
     this.buckets = new RateBuckets(settings, now());
     buckets.publish();
@@ -127,7 +125,7 @@ public final class LocalRateLimit extends RateEngine {
     ContextView ctx = actual.currentContext();
     Deadline deadline = Deadline.from(ctx).orElse(null);
     long wait = deadline == null ? maxWaitNanos : Math.min(maxWaitNanos, deadline.remainingNanos());
-    Object flow = Objects.requireNonNull(ctx.getOrDefault(ContextKeys.TASK_STATE, NO_TASK));   // default non-null
+    Object flow = TaskShares.taskOf(ctx);
     Waiter waiter = new Waiter(weight.estimate(), flow, wait,
         deadline != null && deadline.remainingNanos() < maxWaitNanos);
     waiter.run(actual, () -> enqueue(waiter), () -> subscriber -> source.subscribe(
@@ -175,6 +173,9 @@ public final class LocalRateLimit extends RateEngine {
     if (queue.size() >= settings.maxQueue()) {
       return new LimitExceededException(name(), Reason.QUEUE_FULL, null, settings.maxQueue()
           + " calls already wait for " + buckets);
+    }
+    if (queue.holdsItsShare(waiter.flow)) {
+      return TaskShares.full(name(), settings.maxQueuePerTask(), settings.maxQueue());
     }
     double start = queue.startTag(waiter.flow);
     double[] demand = queue.demandUpTo(start, waiter.tokens);

@@ -18,7 +18,15 @@ import reactor.core.scheduler.Scheduler;
  */
 public record RateSettings(String name, long requests, @Nullable Duration requestInterval, long tokens,
     @Nullable Duration tokenInterval, ProviderRateLimits headers, Duration maxWait, int maxQueue,
-    Supplier<Scheduler> scheduler, MeterRegistry meterRegistry) {
+    Supplier<Scheduler> scheduler, MeterRegistry meterRegistry, int maxQueuePerTask) {
+
+  /** Settings whose tasks may each hold half the queue ({@link TaskShares#DEFAULT_SHARE}). */
+  public RateSettings(String name, long requests, @Nullable Duration requestInterval, long tokens,
+      @Nullable Duration tokenInterval, ProviderRateLimits headers, Duration maxWait, int maxQueue,
+      Supplier<Scheduler> scheduler, MeterRegistry meterRegistry) {
+    this(name, requests, requestInterval, tokens, tokenInterval, headers, maxWait, maxQueue, scheduler, meterRegistry,
+        TaskShares.DEFAULT_SHARE);
+  }
 
   /** Settings whose meters go to {@code Metrics.globalRegistry}. */
   public RateSettings(String name, long requests, @Nullable Duration requestInterval, long tokens,
@@ -51,6 +59,7 @@ public record RateSettings(String name, long requests, @Nullable Duration reques
       throw new IllegalArgumentException("Rate limit '" + name + "' maxQueue is " + maxQueue
           + ": give zero (refuse at once) or more calls");
     }
+    maxQueuePerTask = TaskShares.check("Rate limit '" + name + "'", maxQueuePerTask, maxQueue);
   }
 
   private static void check(String name, String what, long count, @Nullable Duration interval) {

@@ -105,7 +105,7 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     ContextView ctx = actual.currentContext();
     Deadline deadline = Deadline.from(ctx).orElse(null);
     long wait = deadline == null ? maxWaitNanos : Math.min(maxWaitNanos, deadline.remainingNanos());
-    Waiter waiter = new Waiter(wait);
+    Waiter waiter = new Waiter(wait, TaskShares.taskOf(ctx));
     waiter.run(actual, () -> enqueue(waiter), () -> waiter.permitted(source, mono));
   }
 
@@ -113,10 +113,12 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     boolean waits = waiter.waitNanos > 0 && settings.maxQueue() > 0;
     boolean full;
     boolean behind = false;
+    boolean taskFull = false;
     synchronized (this) {
       full = queue.size() >= Math.max(1, settings.maxQueue());
       behind = !waits && !queue.isEmpty();
-      if (!full && !behind) {
+      taskFull = !full && !behind && holdsItsShare(waiter.task);
+      if (!full && !behind && !taskFull) {
         queue.add(waiter);
         queued = queue.size();
       }
@@ -132,10 +134,31 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
           + " calls already wait for a permit of " + store));
       return;
     }
+    if (taskFull) {
+      waiter.refuse(TaskShares.full(name(), settings.maxQueuePerTask(), settings.maxQueue()));
+      return;
+    }
     if (waits) {
       waiter.expireAfter(scheduler(), waiter.waitNanos);
     }
     pump();
+  }
+
+  /**
+   * Whether {@code task} already has {@code maxQueuePerTask} calls waiting; a count over the queue, which a shared
+   * limit's store call outweighs. Guarded by {@code this}.
+   */
+  private boolean holdsItsShare(Object task) {
+    if (task == TaskShares.NO_TASK) {
+      return false;
+    }
+    int waiting = 0;
+    for (Waiter w : queue) {
+      if (w.task == task && w.isWaiting() && ++waiting >= settings.maxQueuePerTask()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Asks the store for a permit for the first waiting call, unless a request is in flight. */
@@ -290,8 +313,12 @@ public final class SharedConcurrencyLimit extends ConcurrencyEngine {
     /** The store's permit once granted; {@code null} for a call sent to the local fallback. */
     @Nullable volatile String permitId;
 
-    Waiter(long waitNanos) {
+    /** The agent task the call belongs to, or {@link TaskShares#NO_TASK}. */
+    final Object task;
+
+    Waiter(long waitNanos, Object task) {
       this.waitNanos = waitNanos;
+      this.task = task;
     }
 
     <T> Publisher<T> permitted(Publisher<? extends T> source, boolean mono) {

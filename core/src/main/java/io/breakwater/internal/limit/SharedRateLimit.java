@@ -43,7 +43,6 @@ import reactor.util.context.ContextView;
 public final class SharedRateLimit extends RateEngine {
 
   private static final Logger LOG = Loggers.getLogger(SharedRateLimit.class);
-  private static final Object NO_TASK = new Object();
 
   private final RateSettings settings;
   private final SharedSettings shared;
@@ -52,7 +51,7 @@ public final class SharedRateLimit extends RateEngine {
   private final long maxWaitNanos;
 
   /** Guarded by {@code this}. */
-  private final FairQueue<Waiter> queue = new FairQueue<>();
+  private final FairQueue<Waiter> queue;
   private volatile int queued;
   private boolean asking;
   @Nullable
@@ -67,6 +66,7 @@ public final class SharedRateLimit extends RateEngine {
 
   public SharedRateLimit(RateSettings settings, SharedSettings shared, BucketStore store) {
     this.settings = settings;
+    this.queue = new FairQueue<>(settings.maxQueuePerTask());
     this.shared = shared;
     this.store = store;
     this.fallback = new LocalRateLimit(settings);
@@ -113,7 +113,7 @@ public final class SharedRateLimit extends RateEngine {
     ContextView ctx = actual.currentContext();
     Deadline deadline = Deadline.from(ctx).orElse(null);
     long wait = deadline == null ? maxWaitNanos : Math.min(maxWaitNanos, deadline.remainingNanos());
-    Object flow = Objects.requireNonNull(ctx.getOrDefault(ContextKeys.TASK_STATE, NO_TASK));   // default non-null
+    Object flow = TaskShares.taskOf(ctx);
     Waiter waiter = new Waiter(weight.estimate(), flow, wait);
     waiter.run(actual, () -> enqueue(waiter), () -> waiter.permitted(source, mono, weight));
   }
@@ -142,6 +142,9 @@ public final class SharedRateLimit extends RateEngine {
     if (queue.size() >= Math.max(1, settings.maxQueue())) {
       return new LimitExceededException(name(), Reason.QUEUE_FULL, null, queue.size() + " calls already wait for "
           + store);
+    }
+    if (queue.holdsItsShare(waiter.flow)) {
+      return TaskShares.full(name(), settings.maxQueuePerTask(), settings.maxQueue());
     }
     double start = queue.startTag(waiter.flow);
     long eta = 0;

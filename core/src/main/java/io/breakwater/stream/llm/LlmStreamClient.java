@@ -313,7 +313,9 @@ public final class LlmStreamClient {
 
     /**
      * The largest output kept for one response, in UTF-8 bytes of text, refusal, reasoning, signatures, tool calls
-     * and citations (default 4 MiB); past it the stream ends in a {@link StreamTruncatedException}.
+     * and citations (their raw JSON included) (default 4 MiB); past it the stream ends in a
+     * {@link StreamTruncatedException}. The entries that hold the output (choices, tool calls, citations, signatures,
+     * unmodelled outputs) count too, even empty: one per 256 bytes of the bound (at least 64).
      */
     public Builder maxResponseBytes(long maxResponseBytes) {
       this.maxResponseBytes = maxResponseBytes;

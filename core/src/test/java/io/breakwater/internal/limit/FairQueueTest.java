@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  */
 class FairQueueTest {
 
-  private final FairQueue<String> queue = new FairQueue<>();
+  private final FairQueue<String> queue = new FairQueue<>(Integer.MAX_VALUE);
 
   private FairQueue.Node<String> join(String call, Object flow, long tokens, double cost) {
     FairQueue.Node<String> node = new FairQueue.Node<>(call, tokens);

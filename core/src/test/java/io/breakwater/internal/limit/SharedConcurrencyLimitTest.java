@@ -68,6 +68,30 @@ class SharedConcurrencyLimitTest {
   }
 
   @Test
+  void aTaskThatFillsItsShareOfTheQueueLeavesRoomForAnotherTask() {
+    ConcurrencyLimit limit = instance(1, Duration.ofSeconds(30), 4);
+    TestPublisher<String> holder = TestPublisher.create();
+    holder.mono().transformDeferred(limitedBy(limit)).subscribe();
+    Object task = new Object();
+    Object other = new Object();
+    List<Object> first = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      Mono.just("a" + i).transformDeferred(limitedBy(limit)).contextWrite(c -> c.put(ContextKeys.TASK_STATE, task))
+          .subscribe(first::add, e -> first.add(((LimitExceededException) e).reason()));
+    }
+    assertThat(first).as("the task's calls past its share of 2").containsExactly(Reason.QUEUE_FULL, Reason.QUEUE_FULL);
+    List<Object> second = new ArrayList<>();
+    Mono.just("b").transformDeferred(limitedBy(limit)).contextWrite(c -> c.put(ContextKeys.TASK_STATE, other))
+        .subscribe(second::add, second::add);
+    assertThat(second).as("the other task's call waits").isEmpty();
+    assertThat(limit.queued()).isEqualTo(3);
+    holder.complete();
+    clock.advanceTimeBy(Duration.ofSeconds(1));
+    assertThat(second).containsExactly("b");
+    assertThat(first).contains("a0", "a1");
+  }
+
+  @Test
   void aCallThatMayNotWaitIsRefusedAtOnceWhenTheStoreHasNoPermitSayingWhy() {
     for (ConcurrencyLimit limit : List.of(instance(1, Duration.ZERO, 1000), instance(1, Duration.ofSeconds(30), 0))) {
       TestPublisher<String> holder = TestPublisher.create();

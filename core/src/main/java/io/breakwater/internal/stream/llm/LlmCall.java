@@ -501,9 +501,10 @@ final class LlmCall {
       delivering = batch.decoder();
       firstContentNanos = clock.now(TimeUnit.NANOSECONDS);
     }
-    if (assembler.outputBytes() > engine.maxResponseBytes) {
+    if (assembler.exceeds(engine.maxResponseBytes)) {
       finalized = truncation(new EventTooLargeException((int) Math.min(Integer.MAX_VALUE, engine.maxResponseBytes),
-          engine.source, "The response's output exceeds " + engine.maxResponseBytes + " bytes: raise "
+          engine.source, "The response's output exceeds " + engine.maxResponseBytes + " bytes ("
+          + assembler.outputBytes() + " bytes in " + assembler.entries() + " choices, tool calls, citations and other entries): raise "
           + "LlmStreamClient.builder(..).maxResponseBytes(n) if such answers are expected"), null);
       sink.error(finalized);
       return;

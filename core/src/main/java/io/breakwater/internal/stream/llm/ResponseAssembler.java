@@ -19,12 +19,18 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Assembles {@link LlmDelta}s into an {@link LlmResponse}, and counts the UTF-8 bytes of the output it keeps (so a
- * client can bound it). Not thread-safe: deltas of one stream arrive one at a time.
+ * Assembles {@link LlmDelta}s into an {@link LlmResponse}, and counts what it keeps (so a client can bound it): the
+ * UTF-8 bytes of the output, and the entries that hold it (choices, tool calls, citations, signatures, redacted
+ * blocks, unmodelled outputs), which cost memory even when they carry no text. Not thread-safe: deltas of one stream
+ * arrive one at a time.
  */
 public final class ResponseAssembler {
 
   private static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper();
+  /** What one entry is taken to cost (a few hundred bytes of objects): a bound of n bytes admits n / 256 entries. */
+  static final int ENTRY_BYTES = 256;
+  /** The entries any bound admits, so a small bound still holds a few choices and tool calls. */
+  static final int MIN_ENTRIES = 64;
 
   private final ObjectMapper mapper;
   private final TreeMap<Integer, ChoiceBuilder> choices = new TreeMap<>();
@@ -34,6 +40,7 @@ public final class ResponseAssembler {
   private int attempts;
   private boolean completed;
   private long outputBytes;
+  private long entries;
 
   public ResponseAssembler() {
     this(DEFAULT_MAPPER);
@@ -49,7 +56,7 @@ public final class ResponseAssembler {
       choice(t.choice()).text().append(t.text());
       outputBytes += Utf8.length(t.text());
     } else if (delta instanceof LlmDelta.ToolCallArguments a) {
-      choice(a.choice()).calls().computeIfAbsent(a.index(), i -> new CallBuilder(i)).arguments.append(a.fragment());
+      call(a.choice(), a.index()).arguments.append(a.fragment());
       outputBytes += Utf8.length(a.fragment());
     } else if (delta instanceof LlmDelta.Reasoning r) {
       choice(r.choice()).reasoning().append(r.text());
@@ -58,21 +65,24 @@ public final class ResponseAssembler {
       choice(r.choice()).refusal().append(r.text());
       outputBytes += Utf8.length(r.text());
     } else if (delta instanceof LlmDelta.ToolCallStart s) {
-      CallBuilder call = choice(s.choice()).calls().computeIfAbsent(s.index(), CallBuilder::new);
-      call.start(s);
+      call(s.choice(), s.index()).start(s);
       outputBytes += Utf8.length(s.id()) + Utf8.length(s.name());
     } else if (delta instanceof LlmDelta.ReasoningSignature s) {
       choice(s.choice()).signatures().add(s.signature());
+      entries++;
       outputBytes += Utf8.length(s.signature());
     } else if (delta instanceof LlmDelta.RedactedReasoning r) {
       choice(r.choice()).redacted().add(r.data());
+      entries++;
       outputBytes += Utf8.length(r.data());
     } else if (delta instanceof LlmDelta.CitationAdded c) {
       choice(c.choice()).citations().add(c.citation());
+      entries++;
       outputBytes += Utf8.length(c.citation().url()) + Utf8.length(c.citation().title())
-          + Utf8.length(c.citation().citedText());
+          + Utf8.length(c.citation().citedText()) + Utf8.length(c.citation().raw().toString());
     } else if (delta instanceof LlmDelta.Output o) {
       choice(o.choice()).other().add(o);
+      entries++;
       outputBytes += Utf8.length(o.json().toString());
     } else if (delta instanceof LlmDelta.Finish f) {
       ChoiceBuilder c = choice(f.choice());
@@ -90,9 +100,25 @@ public final class ResponseAssembler {
     // LlmDelta.Event: raw events are for the caller, not part of the response
   }
 
-  /** The UTF-8 bytes of the output kept so far (text, refusal, reasoning, signatures, tool calls, citations). */
+  /**
+   * The UTF-8 bytes of the output kept so far (text, refusal, reasoning, signatures, tool calls, citations with
+   * their raw JSON, unmodelled output).
+   */
   public long outputBytes() {
     return outputBytes;
+  }
+
+  /** The entries kept so far: choices, tool calls, citations, signatures, redacted blocks, unmodelled outputs. */
+  public long entries() {
+    return entries;
+  }
+
+  /**
+   * Whether what is kept passes a bound of {@code maxBytes}: more output bytes than that, or more entries than
+   * {@code maxBytes / 256} (at least 64), so that the memory kept stays within a small multiple of the bound.
+   */
+  public boolean exceeds(long maxBytes) {
+    return outputBytes > maxBytes || entries > Math.max(MIN_ENTRIES, maxBytes / ENTRY_BYTES);
   }
 
   /** Whether no choice holds anything yet. */
@@ -138,8 +164,20 @@ public final class ResponseAssembler {
     if (c == null) {
       c = new ChoiceBuilder(index);
       choices.put(index, c);
+      entries++;
     }
     return c;
+  }
+
+  private CallBuilder call(int choice, int index) {
+    Map<Integer, CallBuilder> calls = choice(choice).calls();
+    CallBuilder call = calls.get(index);
+    if (call == null) {
+      call = new CallBuilder(index);
+      calls.put(index, call);
+      entries++;
+    }
+    return call;
   }
 
   private static final class ChoiceBuilder {

@@ -39,11 +39,24 @@ class ResponseAssemblerTest {
     assertAdds(response, new LlmDelta.ReasoningSignature(0, "sig\u00e9"), "sig\u00e9");
     assertAdds(response, new LlmDelta.RedactedReasoning(0, "opaque\u00e9"), "opaque\u00e9");
     assertAdds(response, new LlmDelta.CitationAdded(0, new Citation("https://e.x/\u00e9", "T\u00e9", "cit\u00e9d",
-        JsonNodeFactory.instance.objectNode())), "https://e.x/\u00e9", "T\u00e9", "cit\u00e9d");
+        JsonNodeFactory.instance.objectNode())), "https://e.x/\u00e9", "T\u00e9", "cit\u00e9d", "{}");
     assertAdds(response, new LlmDelta.Output(0, "web_search_call",
         JsonNodeFactory.instance.objectNode().put("k", "\u00e9")), "{\"k\":\"\u00e9\"}");
     assertAdds(response, new LlmDelta.Finish(0, FinishReason.STOP, "stop"));
     assertAdds(response, new LlmDelta.Usage(new TokenUsage(1, 2, 3, 0, 0)));
     assertAdds(response, new LlmDelta.Done(1));
+  }
+
+  @Test
+  void entriesWithoutTextCountAgainstTheBound() {
+    ResponseAssembler response = new ResponseAssembler(new ObjectMapper());
+    long bound = 64 * 256;
+    for (int i = 0; i < 64; i++) {
+      response.accept(new LlmDelta.ToolCallStart(0, i, "", "", false));
+    }
+    assertThat(response.outputBytes()).isZero();
+    assertThat(response.entries()).isEqualTo(65);   // the choice and its 64 calls
+    assertThat(response.exceeds(bound)).isTrue();
+    assertThat(response.exceeds(bound + 256)).isFalse();
   }
 }
