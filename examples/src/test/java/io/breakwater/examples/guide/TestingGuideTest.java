@@ -10,7 +10,7 @@ import io.breakwater.examples.guide.Domain.Offers;
 import io.breakwater.examples.guide.Domain.Query;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.retry.Backoff;
-import io.breakwater.retry.RetryExhaustedException;
+import io.breakwater.deadline.DeadlineExceededException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,7 +36,7 @@ class TestingGuideTest {
             .transformDeferred(withDeadline(Duration.ofSeconds(10))))
         .expectSubscription()
         .thenAwait(Duration.ofSeconds(10))
-        .expectError(RetryExhaustedException.class)   // every attempt timed out; no time left for another
+        .expectError(DeadlineExceededException.class)   // a TimeoutException: no time left for another attempt
         .verify();
 
     assertThat(attempts.get()).as("6 s, then a share of what is left, until the deadline or 3 retries")
