@@ -266,8 +266,8 @@ public final class LlmStreamClient {
     /**
      * How calls are retried and resumed ({@code maxRetries} counts both). Default: a policy named after the dialect
      * ({@code llm:openai_chat}, the {@code dependency} tag of its meters) with {@value #DEFAULT_MAX_RETRIES} retries
-     * and the policy's other defaults, among them a retry budget of this client's own. Name yours after the endpoint,
-     * and pass one policy to every client of that endpoint so that they share its budget.
+     * and the policy's other defaults; its retry budget is that name's, shared by every client of the dialect on the
+     * same scheduler. Name yours after the endpoint: clients of one endpoint then share one budget.
      */
     public Builder retry(RetryPolicy retry) {
       this.retry = Objects.requireNonNull(retry, "retry");
