@@ -6,7 +6,6 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -25,17 +24,17 @@ import reactor.core.publisher.Mono;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public abstract class AsyncCallBenchmark {
 
-  @Param({"1", "10000"})
-  public int inFlight;
-
   private AsyncCalls calls;
+
+  /** The calls kept in flight: each subclass's {@code inFlight} parameter (1 and 10 000, or more counts). */
+  protected abstract int inFlight();
 
   /** The benchmarked call: {@code bare} under the operator (or operators) measured. */
   protected abstract Mono<Integer> call(Mono<Integer> bare);
 
   @Setup(Level.Trial)
   public void startCalls(Blackhole blackhole) {
-    calls = new AsyncCalls(inFlight);
+    calls = new AsyncCalls(inFlight());
     calls.start(call(calls.source()), new BlackholeSubscriber<>(blackhole));
   }
 

@@ -24,6 +24,14 @@ import reactor.core.publisher.Mono;
  */
 public class DeadlineAsyncBenchmark extends AsyncCallBenchmark {
 
+  @Param({"1", "10000"})
+  public int inFlight;
+
+  @Override
+  protected int inFlight() {
+    return inFlight;
+  }
+
   @Param({"baseline", "deadline", "perCallTimeout", "deadlineAndPerCallTimeout", "reactorTimeout",
       "resilience4jTimeLimiter"})
   public String variant;

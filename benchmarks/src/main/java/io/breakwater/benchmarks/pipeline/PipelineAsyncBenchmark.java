@@ -33,6 +33,14 @@ import reactor.core.publisher.Mono;
  */
 public class PipelineAsyncBenchmark extends AsyncCallBenchmark {
 
+  @Param({"1", "10000"})
+  public int inFlight;
+
+  @Override
+  protected int inFlight() {
+    return inFlight;
+  }
+
   @Param({"baseline", "breakwater", "resilience4j"})
   public String variant;
 

@@ -25,7 +25,7 @@ import reactor.core.publisher.Mono;
  * method that makes it, exactly as {@code docs/getting-started.md} prints {@code flights()} ({@code perCallTimeout()},
  * {@code guardedBy(breaker)}, {@code retryWithBudget(Backoff.fullJitter(..))} inline, {@code withDeadline(10 s)}, all
  * with {@code transformDeferred}), against Resilience4j's TimeLimiter + CircuitBreaker + Retry operators built per
- * call the same way and against the bare call, with 1 and 10 000 asynchronous calls in flight.
+ * call the same way and against the bare call, with 1, 1 000 and 10 000 asynchronous calls in flight.
  *
  * <p>What is shared across calls is what the docs share: the circuit breaker (one per dependency) for Breakwater;
  * the {@code TimeLimiter}, {@code CircuitBreaker} and {@code Retry} instances for Resilience4j (held by its registries
@@ -37,6 +37,14 @@ import reactor.core.publisher.Mono;
  * </pre>
  */
 public class PipelinePerCallAsyncBenchmark extends AsyncCallBenchmark {
+
+  @Param({"1", "1000", "10000"})
+  public int inFlight;
+
+  @Override
+  protected int inFlight() {
+    return inFlight;
+  }
 
   @Param({"baseline", "breakwater", "resilience4j"})
   public String variant;

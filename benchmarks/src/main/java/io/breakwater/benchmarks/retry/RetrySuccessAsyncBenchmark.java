@@ -22,6 +22,14 @@ import reactor.core.publisher.Mono;
  */
 public class RetrySuccessAsyncBenchmark extends AsyncCallBenchmark {
 
+  @Param({"1", "10000"})
+  public int inFlight;
+
+  @Override
+  protected int inFlight() {
+    return inFlight;
+  }
+
   @Param({"baseline", "breakwaterRetryWithBudget", "reactorRetryWhenBackoff", "resilience4jRetryOperator"})
   public String variant;
 

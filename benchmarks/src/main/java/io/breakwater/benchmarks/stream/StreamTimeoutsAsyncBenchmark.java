@@ -21,6 +21,14 @@ import reactor.core.publisher.Mono;
  */
 public class StreamTimeoutsAsyncBenchmark extends AsyncCallBenchmark {
 
+  @Param({"1", "10000"})
+  public int inFlight;
+
+  @Override
+  protected int inFlight() {
+    return inFlight;
+  }
+
   @Param({"baseline", "idleTimeout", "firstItemAndIdle", "reactorTimeout"})
   public String variant;
 
