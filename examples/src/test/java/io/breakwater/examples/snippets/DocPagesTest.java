@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -141,29 +142,37 @@ class DocPagesTest {
         + "and end the page with one line linking to it");
   }
 
-  @Test
-  void aUserPageNamesAtMostAFewTestClasses() {
-    List<String> problems = new ArrayList<>();
-    for (Path page : userPages()) {
-      if (!PENDING_EVIDENCE.contains(name(page))) {
-        problems.addAll(evidenceProblems(page));
+  /** The problems {@code check} finds on {@code pages}, but on the pending ones. */
+  private static List<String> problemsOutside(Set<String> pending, List<Path> pages,
+      Function<Path, List<String>> check) {
+    return pages.stream().filter(page -> !pending.contains(name(page))).flatMap(page -> check.apply(page).stream())
+        .toList();
+  }
+
+  /** Fails when a page of {@code pending} passes {@code check}, or is not among {@code pages} at all. */
+  private static void assertEveryPendingPageIsAPageThatStillFails(String list, Set<String> pending, List<Path> pages,
+      Function<Path, List<String>> check) {
+    Set<String> passing = new TreeSet<>();
+    Set<String> unknown = new TreeSet<>(pending);
+    for (Path page : pages) {
+      unknown.remove(name(page));
+      if (pending.contains(name(page)) && check.apply(page).isEmpty()) {
+        passing.add(name(page));
       }
     }
-    assertThat(problems).isEmpty();
+    assertThat(passing).as("pages of " + list + " that now pass: remove them from it").isEmpty();
+    assertThat(unknown).as("pages of " + list + " that are not pages checked here").isEmpty();
+  }
+
+  @Test
+  void aUserPageNamesAtMostAFewTestClasses() {
+    assertThat(problemsOutside(PENDING_EVIDENCE, userPages(), DocPagesTest::evidenceProblems)).isEmpty();
   }
 
   @Test
   void aPageWaitingForItsEvidenceToMoveLeavesTheListOnceItPasses() {
-    Set<String> passing = new TreeSet<>();
-    Set<String> unknown = new TreeSet<>(PENDING_EVIDENCE);
-    for (Path page : userPages()) {
-      unknown.remove(name(page));
-      if (PENDING_EVIDENCE.contains(name(page)) && evidenceProblems(page).isEmpty()) {
-        passing.add(name(page));
-      }
-    }
-    assertThat(passing).as("pages of PENDING_EVIDENCE that now pass: remove them from it").isEmpty();
-    assertThat(unknown).as("pages of PENDING_EVIDENCE that are not user pages").isEmpty();
+    assertEveryPendingPageIsAPageThatStillFails("PENDING_EVIDENCE", PENDING_EVIDENCE, userPages(),
+        DocPagesTest::evidenceProblems);
   }
 
   @Test
@@ -172,7 +181,8 @@ class DocPagesTest {
     Files.write(page, List.of("# Page", "`LimitedByTest.waitingCallsRunInArrivalOrder` and `LimitedByTest` again;",
         "`RedisFaultsIT`, `WAIT 1`, the JIT, `idleTimeoutWithProgressTest`, Tests, Testing."), StandardCharsets.UTF_8);
     assertThat(testClasses(page)).containsExactly("LimitedByTest", "RedisFaultsIT");
-    Files.writeString(page, "`HerdTest`, `BackoffTest` and `RetryRaceTest`\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    Files.writeString(page, "`HerdTest`, `BackoffTest` and `RetryRaceTest`\n", StandardCharsets.UTF_8,
+        StandardOpenOption.APPEND);
     assertThat(evidenceProblems(page)).singleElement().asString()
         .contains("names 5 test classes [BackoffTest, HerdTest, LimitedByTest, RedisFaultsIT, RetryRaceTest]",
             "more than " + MAX_TEST_CLASSES);
@@ -180,24 +190,12 @@ class DocPagesTest {
 
   @Test
   void everyPageIsShortAndSpeaksToTheUser() {
-    List<String> problems = new ArrayList<>();
-    for (Path page : pages()) {
-      if (!PENDING_REWRITE.contains(name(page))) {
-        problems.addAll(problems(page));
-      }
-    }
-    assertThat(problems).isEmpty();
+    assertThat(problemsOutside(PENDING_REWRITE, pages(), DocPagesTest::problems)).isEmpty();
   }
 
   @Test
   void aPageWaitingForItsRewriteLeavesTheListOnceItPasses() {
-    Set<String> passing = new TreeSet<>();
-    for (Path page : pages()) {
-      if (PENDING_REWRITE.contains(name(page)) && problems(page).isEmpty()) {
-        passing.add(name(page));
-      }
-    }
-    assertThat(passing).as("pages of PENDING_REWRITE that now pass: remove them from it").isEmpty();
+    assertEveryPendingPageIsAPageThatStillFails("PENDING_REWRITE", PENDING_REWRITE, pages(), DocPagesTest::problems);
   }
 
   @Test
