@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>A user page (outside {@code docs/appendix/}) names at most {@link #MAX_TEST_CLASSES} test classes: what a test
  * proves belongs in a table of the appendix, and the page keeps the guarantee, with its figure when it has one, and
  * one line linking to its evidence. {@code -Dbreakwater.docs.maxTestClasses=0} tightens it. {@link #PENDING_EVIDENCE}
- * lists the pages whose evidence has not moved yet, with the same rule as {@link #PENDING_REWRITE}.
+ * lists the pages whose evidence has not moved yet, with the same rule as {@link #PENDING_REWRITE}; the generated
+ * reports ({@link #GENERATED_REPORTS}) are evidence, and exempt.
  */
 class DocPagesTest {
 
@@ -52,6 +53,12 @@ class DocPagesTest {
   /** Pages that do not pass yet, waiting for their rewrite; each leaves the list once it passes. */
   static final Set<String> PENDING_REWRITE = Set.of();
 
+  /**
+   * Reports that {@code benchmarks/run-report.sh} writes: evidence themselves (they say what measured each figure),
+   * held to the page rules but not to the test-class limit.
+   */
+  static final Set<String> GENERATED_REPORTS = Set.of("docs/benchmarks.md");
+
   /** The most test classes a user page may name; the appendix names the rest. */
   static final int MAX_TEST_CLASSES = Integer.getInteger("breakwater.docs.maxTestClasses", 2);
 
@@ -63,7 +70,7 @@ class DocPagesTest {
   static final Pattern TEST_CLASS = Pattern.compile("\\b[A-Z][a-z][A-Za-z0-9]*(?:Test|IT)\\b");
 
   /** User pages that still name more test classes than allowed, waiting for their evidence to move to the appendix. */
-  static final Set<String> PENDING_EVIDENCE = Set.of("docs/benchmarks.md", "docs/breaker.md", "docs/cookbook.md",
+  static final Set<String> PENDING_EVIDENCE = Set.of("docs/breaker.md", "docs/cookbook.md",
       "docs/idempotency.md", "docs/operations.md", "docs/reliability.md", "docs/spring-boot.md");
 
   private static List<Pattern> patterns(String commaSeparated) {
@@ -83,7 +90,9 @@ class DocPagesTest {
   /** The user's pages: {@link #pages()} but the appendix, which is where evidence goes. */
   private static List<Path> userPages() {
     Path appendix = ROOT.resolve("docs/appendix");
-    return pages().stream().filter(page -> !page.startsWith(appendix)).toList();
+    return pages().stream()
+        .filter(page -> !page.startsWith(appendix) && !GENERATED_REPORTS.contains(name(page)))
+        .toList();
   }
 
   private static String name(Path page) {
