@@ -63,8 +63,9 @@ final class ScriptedWorld implements AutoCloseable {
         .bindNow();
   }
 
+  /** The model's base URL, as OpenAI's is written: {@code /chat/completions} follows it. */
   String modelUrl() {
-    return "http://127.0.0.1:" + model.port();
+    return "http://127.0.0.1:" + model.port() + "/v1";
   }
 
   String apisUrl() {
