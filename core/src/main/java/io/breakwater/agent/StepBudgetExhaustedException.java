@@ -1,6 +1,7 @@
 package io.breakwater.agent;
 
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 
 /**
  * Signalled when a task has used every step of its {@link TaskBudget} ({@code maxSteps}): each {@link Tool#call}
@@ -11,7 +12,7 @@ import io.breakwater.failure.FailureKind;
  * tool.call(args).onErrorResume(StepBudgetExhaustedException.class, e -> Mono.just(partialAnswer));
  * }</pre>
  */
-public final class StepBudgetExhaustedException extends AgentRejection {
+public final class StepBudgetExhaustedException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 

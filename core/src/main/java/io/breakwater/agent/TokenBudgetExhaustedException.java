@@ -1,6 +1,7 @@
 package io.breakwater.agent;
 
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 
 /**
  * Signalled by {@link TaskBudget#spendTokens(long)} when the tokens a task has spent pass its {@link TaskBudget}'s
@@ -11,7 +12,7 @@ import io.breakwater.failure.FailureKind;
  *     .flatMap(reply -> TaskBudget.spendTokens(reply.usage().totalTokens()).thenReturn(reply));
  * }</pre>
  */
-public final class TokenBudgetExhaustedException extends AgentRejection {
+public final class TokenBudgetExhaustedException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package io.breakwater.agent;
 
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 
 /**
  * Signalled at once, without calling the tool, when the tool refused these very arguments earlier in this task as
@@ -14,7 +15,7 @@ import io.breakwater.failure.FailureKind;
  *     .onErrorResume(ToolArgumentsRefusedException.class, e -> Mono.just("fix: " + e.reason()));
  * }</pre>
  */
-public final class ToolArgumentsRefusedException extends AgentRejection {
+public final class ToolArgumentsRefusedException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package io.breakwater.agent;
 
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * tool.call(args).contextWrite(Context.of(TENANT, tenantId));   // what a multi-tenant tool needs
  * }</pre>
  */
-public final class ToolMisconfiguredException extends AgentRejection {
+public final class ToolMisconfiguredException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 

@@ -2,6 +2,7 @@ package io.breakwater.agent;
 
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.failure.RuntimeFailure;
 import java.time.Duration;
 
 /**
@@ -13,7 +14,7 @@ import java.time.Duration;
  * crm.call(query).onErrorResume(ToolRateLimitedException.class, e -> Mono.just("try again in " + e.waitFor()));
  * }</pre>
  */
-public final class ToolRateLimitedException extends AgentRejection {
+public final class ToolRateLimitedException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 

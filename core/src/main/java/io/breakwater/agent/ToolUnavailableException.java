@@ -1,6 +1,7 @@
 package io.breakwater.agent;
 
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 
 /**
  * Signalled at once, without calling the tool, when the tool has failed often enough in this task to be written off
@@ -14,7 +15,7 @@ import io.breakwater.failure.FailureKind;
  *     .onErrorResume(ToolUnavailableException.class, e -> otherFlights.call(query));
  * }</pre>
  */
-public final class ToolUnavailableException extends AgentRejection {
+public final class ToolUnavailableException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 

@@ -92,10 +92,6 @@ public final class CircuitBreaker {
   public static final Duration DEFAULT_SLOW_CALL_THRESHOLD = Duration.ofSeconds(30);
   public static final double DEFAULT_SLOW_CALL_RATE_THRESHOLD = 0.8;
 
-  static {
-    BreakerCore.bindAccess(breaker -> breaker.core);
-  }
-
   private final String name;
   private final double failureRateThreshold;
   private final int minimumCalls;
@@ -117,6 +113,7 @@ public final class CircuitBreaker {
   private final BreakerStateStore stateStore;
   @Nullable
   private final SchedulerLag schedulerLag;
+  /** The state machine; {@code internal.breaker} reads this field by name, and no method exposes it. */
   private final BreakerCore core;
 
   private CircuitBreaker(Builder b) {

@@ -1,8 +1,8 @@
 package io.breakwater.breaker;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.failure.RuntimeFailure;
 import java.time.Duration;
 
 /**
@@ -24,19 +24,18 @@ import java.time.Duration;
  * after recovering is told apart by {@link #rampingUp()}: the breaker is {@code CLOSED}, the dependency is taking
  * traffic back, and a call a moment later may well pass. It carries no stack trace.
  */
-public final class CircuitBreakerOpenException extends RuntimeException implements BreakwaterException {
+public final class CircuitBreakerOpenException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final String breaker;
   private final CircuitBreaker.State state;
   private final Duration untilProbe;
 
   public CircuitBreakerOpenException(String breaker, CircuitBreaker.State state, Duration untilProbe,
       String detail) {
-    super("Circuit breaker '" + breaker + "' is " + (state == CircuitBreaker.State.CLOSED
-        ? "ramping up after recovery (state CLOSED)" : state) + ": " + detail);
-    this.breaker = breaker;
+    super(breaker, FailureKind.CIRCUIT_OPEN, "Circuit breaker '" + breaker + "' is "
+        + (state == CircuitBreaker.State.CLOSED ? "ramping up after recovery (state CLOSED)" : state) + ": " + detail,
+        null);
     this.state = state;
     this.untilProbe = untilProbe;
   }
@@ -71,18 +70,6 @@ public final class CircuitBreakerOpenException extends RuntimeException implemen
     return state == CircuitBreaker.State.CLOSED;
   }
 
-  /** The name of the breaker that rejected the call. */
-  @Override
-  public String source() {
-    return breaker;
-  }
-
-  /** {@link FailureKind#CIRCUIT_OPEN}: not retryable against the same breaker. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.CIRCUIT_OPEN;
-  }
-
   /** The rejecting breaker's state when it rejected the call. */
   public CircuitBreaker.State state() {
     return state;
@@ -91,10 +78,5 @@ public final class CircuitBreakerOpenException extends RuntimeException implemen
   /** How long until the breaker lets a probe through; zero when it may do so at any time. */
   public Duration untilProbe() {
     return untilProbe;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

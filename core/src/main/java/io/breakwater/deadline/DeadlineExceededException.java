@@ -1,6 +1,5 @@
 package io.breakwater.deadline;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Durations;
 import java.time.Duration;
@@ -12,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * publisher terminates, or has already passed when it is subscribed.
  *
  * <p>It is a {@link TimeoutException}, so existing timeout handling keeps working. The message says which budget
- * expired and how much of it was used, e.g. {@code Deadline 'plan-trip' exceeded: 10s of 10s used}.
+ * expired and how much of it was used, e.g. {@code Deadline 'plan-trip' exceeded: 10s of 10s used}. Its
+ * {@link #source()} is the deadline's name; its kind is {@link FailureKind#DEADLINE_EXCEEDED}: no time is left for
+ * another attempt.
  *
  * <pre>{@code
  * Mono.never()
@@ -20,13 +21,9 @@ import org.jspecify.annotations.Nullable;
  *     .onErrorResume(DeadlineExceededException.class, e -> Mono.just(e.used()));
  * }</pre>
  */
-public final class DeadlineExceededException extends TimeoutException implements BreakwaterException {
+public final class DeadlineExceededException extends BudgetTimeout {
 
   private static final long serialVersionUID = 1L;
-
-  private final String deadlineName;
-  private final Duration budget;
-  private final Duration used;
 
   /**
    * @param deadlineName the name of the deadline that expired
@@ -44,38 +41,8 @@ public final class DeadlineExceededException extends TimeoutException implements
    * @param detail what could not be done in the time left, or {@code null}
    */
   public DeadlineExceededException(String deadlineName, Duration budget, Duration used, @Nullable String detail) {
-    super("Deadline '" + deadlineName + "' exceeded: " + Durations.format(used) + " of "
-        + Durations.format(budget) + " used" + (detail == null ? "" : "; " + detail));
-    this.deadlineName = deadlineName;
-    this.budget = budget;
-    this.used = used;
-  }
-
-  /** The name of the deadline that expired. */
-  @Override
-  public String source() {
-    return deadlineName;
-  }
-
-  /** {@link FailureKind#DEADLINE_EXCEEDED}: no time is left for another attempt. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.DEADLINE_EXCEEDED;
-  }
-
-  /** The budget the expired deadline was given. */
-  public Duration budget() {
-    return budget;
-  }
-
-  /** How much of the budget had been used when the deadline was found expired. */
-  public Duration used() {
-    return used;
-  }
-
-  /** No stack trace: it is raised by a timer, whose stack says nothing about the cause. */
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
+    super(deadlineName, FailureKind.DEADLINE_EXCEEDED, "Deadline '" + deadlineName + "' exceeded: "
+        + Durations.format(used) + " of " + Durations.format(budget) + " used" + (detail == null ? "" : "; " + detail),
+        budget, used);
   }
 }

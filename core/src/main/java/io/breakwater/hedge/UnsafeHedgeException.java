@@ -1,7 +1,7 @@
 package io.breakwater.hedge;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 
 /**
  * Signalled at subscription, before any call is made, when {@code hedgedBy} guards a write that a backup attempt
@@ -20,35 +20,16 @@ import io.breakwater.failure.FailureKind;
  *     .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE));
  * }</pre>
  */
-public final class UnsafeHedgeException extends RuntimeException implements BreakwaterException {
+public final class UnsafeHedgeException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final String source;
-
   /** @param source the name of the hedge policy that refused */
   public UnsafeHedgeException(String source) {
-    super("Refusing to hedge '" + source + "': the call is a write that must not be sent twice, so a backup attempt"
-        + " could repeat its side effect while the first is processed (an idempotency claim does not stop that)."
-        + " Remove hedgedBy from writes, or, if the dependency deduplicates on the idempotency key sent with every"
-        + " attempt, declare sideEffect(DEDUPLICATED_WRITE) around idempotentBy(..).");
-    this.source = source;
-  }
-
-  @Override
-  public String source() {
-    return source;
-  }
-
-  /** {@link FailureKind#MISCONFIGURED}: the composition must change; retrying cannot help. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.MISCONFIGURED;
-  }
-
-  /** No stack trace: raised by an admission check. */
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
+    super(source, FailureKind.MISCONFIGURED, "Refusing to hedge '" + source + "': the call is a write that must not"
+        + " be sent twice, so a backup attempt could repeat its side effect while the first is processed (an"
+        + " idempotency claim does not stop that). Remove hedgedBy from writes, or, if the dependency deduplicates on"
+        + " the idempotency key sent with every attempt, declare sideEffect(DEDUPLICATED_WRITE) around"
+        + " idempotentBy(..).", null);
   }
 }

@@ -1,7 +1,7 @@
 package io.breakwater.idempotency;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -9,32 +9,16 @@ import org.jspecify.annotations.Nullable;
  * ({@link IdempotencyPolicy.Builder#cacheNonRetryableFailures(boolean)}); this duplicate gets the same failure,
  * by kind and message, without running anything.
  */
-public final class CachedFailureException extends RuntimeException implements BreakwaterException {
+public final class CachedFailureException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final String key;
-  private final FailureKind kind;
-
+  /**
+   * @param key the idempotency key as messages name it
+   * @param kind the kind of the original failure
+   * @param message the original failure's message
+   */
   public CachedFailureException(String key, FailureKind kind, @Nullable String message) {
-    super(message);
-    this.key = key;
-    this.kind = kind;
-  }
-
-  @Override
-  public String source() {
-    return key;
-  }
-
-  /** The kind of the original failure. */
-  @Override
-  public FailureKind failureKind() {
-    return kind;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
+    super(key, kind, message, null);
   }
 }

@@ -1,8 +1,8 @@
 package io.breakwater.idempotency;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.failure.RuntimeFailure;
 import java.time.Duration;
 
 /**
@@ -10,36 +10,19 @@ import java.time.Duration;
  * ({@link IdempotencyPolicy.Builder#failFastWhenInFlight()}). Kind {@link FailureKind#CONFLICT}: retrying later
  * returns the first call's result.
  */
-public final class IdempotencyInFlightException extends RuntimeException implements BreakwaterException {
+public final class IdempotencyInFlightException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final String key;
   private final Duration leaseRemaining;
 
   public IdempotencyInFlightException(String key, Duration leaseRemaining) {
-    super("A call with idempotency key '" + key + "' is still in flight (its lease has "
-        + Durations.format(leaseRemaining) + " left): retry later to get its result");
-    this.key = key;
+    super(key, FailureKind.CONFLICT, "A call with idempotency key '" + key + "' is still in flight (its lease has "
+        + Durations.format(leaseRemaining) + " left): retry later to get its result", null);
     this.leaseRemaining = leaseRemaining;
-  }
-
-  @Override
-  public String source() {
-    return key;
-  }
-
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.CONFLICT;
   }
 
   public Duration leaseRemaining() {
     return leaseRemaining;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

@@ -1,7 +1,7 @@
 package io.breakwater.idempotency;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,36 +14,18 @@ import org.jspecify.annotations.Nullable;
  * <p>The owner that sent the write gets its own failure; every later duplicate within the policy's TTL gets this.
  * {@link FailureKind#OUTCOME_UNKNOWN}: not retryable.
  */
-public final class WriteOutcomeUnknownException extends RuntimeException implements BreakwaterException {
+public final class WriteOutcomeUnknownException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
-
-  private final String key;
 
   /**
    * @param key the idempotency key as messages name it
    * @param detail what happened to the write that was sent, or {@code null}
    */
   public WriteOutcomeUnknownException(String key, @Nullable String detail) {
-    super("The write of idempotency key '" + key + "' may already have happened (" + (detail == null ? "outcome unknown"
-        : detail) + "); it is not sent again under this key. Check with the dependency, then use a new key if it "
-        + "must be done, or declare sideEffect(DEDUPLICATED_WRITE) if the dependency deduplicates on the key");
-    this.key = key;
-  }
-
-  @Override
-  public String source() {
-    return key;
-  }
-
-  /** {@link FailureKind#OUTCOME_UNKNOWN}. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.OUTCOME_UNKNOWN;
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
+    super(key, FailureKind.OUTCOME_UNKNOWN, "The write of idempotency key '" + key + "' may already have happened ("
+        + (detail == null ? "outcome unknown" : detail) + "); it is not sent again under this key. Check with the"
+        + " dependency, then use a new key if it must be done, or declare sideEffect(DEDUPLICATED_WRITE) if the"
+        + " dependency deduplicates on the key", null);
   }
 }

@@ -1,7 +1,7 @@
 package io.breakwater.limit;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>It names the limit that refused ({@link #source()}) and carries no stack trace.
  */
-public final class LimitExceededException extends RuntimeException implements BreakwaterException {
+public final class LimitExceededException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
@@ -46,7 +46,6 @@ public final class LimitExceededException extends RuntimeException implements Br
     STORE_UNAVAILABLE
   }
 
-  private final String limit;
   private final Reason reason;
   @Nullable
   private final Duration retryAfter;
@@ -58,22 +57,10 @@ public final class LimitExceededException extends RuntimeException implements Br
    * @param detail what the limit saw, for the message
    */
   public LimitExceededException(String limit, Reason reason, @Nullable Duration retryAfter, String detail) {
-    super("Limit '" + limit + "' refused the call: " + detail);
-    this.limit = Objects.requireNonNull(limit, "limit");
+    super(Objects.requireNonNull(limit, "limit"), FailureKind.LIMIT_EXCEEDED,
+        "Limit '" + limit + "' refused the call: " + detail, null);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.retryAfter = retryAfter;
-  }
-
-  /** The name of the limit that refused the call. */
-  @Override
-  public String source() {
-    return limit;
-  }
-
-  /** {@link FailureKind#LIMIT_EXCEEDED}: not retried here; fallbacks apply. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.LIMIT_EXCEEDED;
   }
 
   /** Why the call was refused. */
@@ -87,10 +74,5 @@ public final class LimitExceededException extends RuntimeException implements Br
    */
   public Optional<Duration> retryAfter() {
     return Optional.ofNullable(retryAfter);
-  }
-
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

@@ -1,8 +1,8 @@
 package io.breakwater.retry;
 
 import io.breakwater.BreakwaterException;
-import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.deadline.DeadlineOperator;
+import io.breakwater.internal.failure.RuntimeFailure;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -23,29 +23,34 @@ import org.jspecify.annotations.Nullable;
  * <p>An outer {@code retryWithBudget} passes it through without retrying: the inner one already spent the retries
  * this failure deserved, so nested layers never multiply attempts.
  */
-public final class RetryExhaustedException extends RuntimeException implements BreakwaterException {
+public final class RetryExhaustedException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final String source;
-  private final FailureKind failureKind;
   private final RetryStopReason reason;
   private final transient List<RetryAttempt> attempts;
 
   /**
    * @param source the name of the retry policy
    * @param reason why no further retry was made
-   * @param attempts every attempt, in order; the last one's error becomes the cause
+   * @param attempts every attempt, in order; the last one's kind is this failure's kind, its error the cause
    */
   public RetryExhaustedException(String source, RetryStopReason reason, List<RetryAttempt> attempts) {
-    super(message(source, reason, attempts), attempts.isEmpty() ? null : attempts.get(attempts.size() - 1).error());
+    this(source, reason, List.copyOf(attempts), last(attempts));
+  }
+
+  private RetryExhaustedException(String source, RetryStopReason reason, List<RetryAttempt> attempts,
+      RetryAttempt last) {
+    super(source, last.kind(), message(source, reason, attempts), last.error());
+    this.reason = reason;
+    this.attempts = attempts;
+  }
+
+  private static RetryAttempt last(List<RetryAttempt> attempts) {
     if (attempts.isEmpty()) {
       throw new IllegalArgumentException("attempts is empty: a retry can only be exhausted after an attempt");
     }
-    this.source = source;
-    this.reason = reason;
-    this.attempts = List.copyOf(attempts);
-    this.failureKind = attempts.get(attempts.size() - 1).kind();
+    return attempts.get(attempts.size() - 1);
   }
 
   private static String message(String source, RetryStopReason reason, List<RetryAttempt> attempts) {
@@ -74,18 +79,6 @@ public final class RetryExhaustedException extends RuntimeException implements B
     return source.equals(policy) || DeadlineOperator.UNNAMED_CALL.equals(source) ? null : source;
   }
 
-  /** The name of the retry policy that gave up. */
-  @Override
-  public String source() {
-    return source;
-  }
-
-  /** The kind of the last real error. */
-  @Override
-  public FailureKind failureKind() {
-    return failureKind;
-  }
-
   /** Why no further retry was made. */
   public RetryStopReason reason() {
     return reason;
@@ -94,11 +87,5 @@ public final class RetryExhaustedException extends RuntimeException implements B
   /** Every attempt, in order: failure kind, delay before it, and when it failed. */
   public List<RetryAttempt> attempts() {
     return attempts;
-  }
-
-  /** No stack trace: the cause carries the one that matters. */
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

@@ -1,7 +1,7 @@
 package io.breakwater.retry;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 
 /**
  * Signalled at subscription, before any call is made, when {@code retryWithBudget} guards a call declared
@@ -16,34 +16,15 @@ import io.breakwater.failure.FailureKind;
  *     .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE));
  * }</pre>
  */
-public final class UnsafeRetryException extends RuntimeException implements BreakwaterException {
+public final class UnsafeRetryException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final String source;
-
   /** @param source the name of the retry policy that refused */
   public UnsafeRetryException(String source) {
-    super("Refusing to retry '" + source + "': the call is declared NON_IDEMPOTENT_WRITE and holds no idempotency"
-        + " key, so a retry could repeat its side effect. Wrap it in idempotentBy(..) outside retryWithBudget, or"
-        + " declare sideEffect(IDEMPOTENT_WRITE) if the API deduplicates requests itself.");
-    this.source = source;
-  }
-
-  @Override
-  public String source() {
-    return source;
-  }
-
-  /** {@link FailureKind#MISCONFIGURED}: the composition must change; retrying cannot help. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.MISCONFIGURED;
-  }
-
-  /** No stack trace: raised by an admission check. */
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
+    super(source, FailureKind.MISCONFIGURED, "Refusing to retry '" + source + "': the call is declared"
+        + " NON_IDEMPOTENT_WRITE and holds no idempotency key, so a retry could repeat its side effect. Wrap it in"
+        + " idempotentBy(..) outside retryWithBudget, or declare sideEffect(IDEMPOTENT_WRITE) if the API deduplicates"
+        + " requests itself.", null);
   }
 }

@@ -1,7 +1,6 @@
 package io.breakwater.stream;
 
 import io.breakwater.failure.FailureKind;
-import io.breakwater.internal.Durations;
 import java.time.Duration;
 
 /**
@@ -24,9 +23,7 @@ public final class FirstItemTimeoutException extends StreamTimeoutException {
    * @param waited how long the stream had been waited for when the timeout was detected
    */
   public FirstItemTimeoutException(Duration firstItemTimeout, Duration waited) {
-    super("Stream gave no first item in " + Durations.format(waited) + " (first-item timeout "
-        + Durations.format(firstItemTimeout) + ")",
-        "firstItemTimeout", firstItemTimeout, waited);
+    super("firstItemTimeout", firstItemTimeout, waited, "gave no first item in", "first-item timeout");
   }
 
   /** The configured first-item timeout. */

@@ -1,7 +1,6 @@
 package io.breakwater.stream;
 
 import io.breakwater.failure.FailureKind;
-import io.breakwater.internal.Durations;
 import java.time.Duration;
 
 /**
@@ -23,9 +22,7 @@ public final class IdleTimeoutException extends StreamTimeoutException {
    * @param sinceProgress how long the stream had gone without progress when the stall was detected
    */
   public IdleTimeoutException(Duration idleTimeout, Duration sinceProgress) {
-    super("Stream made no progress for " + Durations.format(sinceProgress) + " (idle timeout "
-        + Durations.format(idleTimeout) + ")",
-        "idleTimeout", idleTimeout, sinceProgress);
+    super("idleTimeout", idleTimeout, sinceProgress, "made no progress for", "idle timeout");
   }
 
   /** The configured idle timeout. */

@@ -1,7 +1,7 @@
 package io.breakwater.stream;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.TimeoutFailure;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Its kind is {@link FailureKind#TIMEOUT}.
  */
-public final class StreamTruncatedByTimeoutException extends TimeoutException implements BreakwaterException {
+public final class StreamTruncatedByTimeoutException extends TimeoutFailure {
 
   private static final long serialVersionUID = 1L;
 
@@ -39,9 +39,8 @@ public final class StreamTruncatedByTimeoutException extends TimeoutException im
   }
 
   private StreamTruncatedByTimeoutException(Truncation truncation, Throwable cause) {
-    super(truncation.message(cause));
+    super(truncation.source(), truncation.kind(), truncation.message(cause), cause);
     this.truncation = truncation;
-    initCause(cause);
   }
 
   /** The content delivered before the timeout, as text. */
@@ -58,22 +57,5 @@ public final class StreamTruncatedByTimeoutException extends TimeoutException im
   /** How many items were delivered before the timeout. */
   public long itemsDelivered() {
     return truncation.itemsDelivered();
-  }
-
-  @Override
-  public String source() {
-    return truncation.source();
-  }
-
-  /** {@link FailureKind#TIMEOUT}. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.TIMEOUT;
-  }
-
-  /** No stack trace: the message and the cause say what happened. */
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

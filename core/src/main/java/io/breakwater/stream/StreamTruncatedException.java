@@ -1,8 +1,8 @@
 package io.breakwater.stream;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Its kind is the kind of the failure that cut the stream ({@link FailureKind#CONNECTION} for a stream that simply
- * ended early). A retry regenerates the whole answer: decide whether that is wanted.
+ * ended early); its {@link #source()} names what detected it, e.g. {@code "llm:openai_chat"}. A retry regenerates
+ * the whole answer: decide whether that is wanted.
  */
-public final class StreamTruncatedException extends RuntimeException implements BreakwaterException {
+public final class StreamTruncatedException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
@@ -56,7 +57,7 @@ public final class StreamTruncatedException extends RuntimeException implements 
   }
 
   private StreamTruncatedException(Truncation truncation, @Nullable Throwable cause) {
-    super(truncation.message(cause), cause);
+    super(truncation.source(), truncation.kind(), truncation.message(cause), cause);
     this.truncation = truncation;
   }
 
@@ -74,22 +75,5 @@ public final class StreamTruncatedException extends RuntimeException implements 
   /** How many items were delivered before the failure. */
   public long itemsDelivered() {
     return truncation.itemsDelivered();
-  }
-
-  @Override
-  public String source() {
-    return truncation.source();
-  }
-
-  /** The kind of the failure that cut the stream; {@link FailureKind#CONNECTION} when it simply ended early. */
-  @Override
-  public FailureKind failureKind() {
-    return truncation.kind();
-  }
-
-  /** No stack trace: the message and the cause say what happened. */
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

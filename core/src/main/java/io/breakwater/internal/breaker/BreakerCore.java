@@ -10,12 +10,13 @@ import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.Saturating;
 import java.time.Duration;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -48,17 +49,24 @@ public final class BreakerCore {
   /** For a family breaker: a timeout of an attempt cut by a tool's tightened adaptive timeout; ignored. */
   static final int ADAPTIVE_CUT = 6;
 
-  // bound by CircuitBreaker's static initialiser, which has run before any breaker exists to be passed to of(..)
-  @SuppressWarnings("NullAway.Init")
-  private static volatile Function<CircuitBreaker, BreakerCore> access;
+  /**
+   * {@link CircuitBreaker}'s private {@code core} field, which the breaker exposes to nobody: the guard reads it here.
+   * A constant handle on a final field, so the read costs what a field read does.
+   */
+  private static final VarHandle CORE;
 
-  /** Called once by {@link CircuitBreaker}'s initialiser, so that the guard can reach a breaker's core. */
-  public static void bindAccess(Function<CircuitBreaker, BreakerCore> accessor) {
-    access = accessor;
+  static {
+    try {
+      CORE = MethodHandles.privateLookupIn(CircuitBreaker.class, MethodHandles.lookup())
+          .findVarHandle(CircuitBreaker.class, "core", BreakerCore.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
   }
 
+  /** The state machine of {@code breaker}. */
   static BreakerCore of(CircuitBreaker breaker) {
-    return access.apply(breaker);
+    return (BreakerCore) CORE.get(breaker);
   }
 
   /**

@@ -1,7 +1,7 @@
 package io.breakwater.stream.llm;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 import io.breakwater.internal.http.ServerText;
 import java.util.Objects;
 
@@ -20,11 +20,10 @@ import java.util.Objects;
  * <p>Its kind is {@link FailureKind#BUSINESS}: the same request would end the same way, and the server is not at
  * fault, so it is neither retried nor counted by a breaker.
  */
-public final class LlmIncompleteException extends RuntimeException implements BreakwaterException {
+public final class LlmIncompleteException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final String source;
   private final transient LlmResponse response;
 
   /**
@@ -32,34 +31,17 @@ public final class LlmIncompleteException extends RuntimeException implements Br
    * @param response the assembled response
    */
   public LlmIncompleteException(String source, LlmResponse response) {
-    super("Response from " + source + " is incomplete: " + response.choices().stream()
-        .filter(c -> c.finishReason().isIncomplete())
-        .map(c -> "choice " + c.index() + " finished with " + c.finishReason() + " ("
-            + ServerText.quote(c.rawFinishReason()) + ")")
-        .reduce((a, b) -> a + ", " + b).orElse("the server reported it incomplete"));
-    this.source = Objects.requireNonNull(source, "source");
+    super(Objects.requireNonNull(source, "source"), FailureKind.BUSINESS, "Response from " + source
+        + " is incomplete: " + response.choices().stream()
+            .filter(c -> c.finishReason().isIncomplete())
+            .map(c -> "choice " + c.index() + " finished with " + c.finishReason() + " ("
+                + ServerText.quote(c.rawFinishReason()) + ")")
+            .reduce((a, b) -> a + ", " + b).orElse("the server reported it incomplete"), null);
     this.response = response;
   }
 
   /** The response as assembled, with its finish reasons. */
   public LlmResponse response() {
     return response;
-  }
-
-  @Override
-  public String source() {
-    return source;
-  }
-
-  /** {@link FailureKind#BUSINESS}: not retried, not a failure of the server. */
-  @Override
-  public FailureKind failureKind() {
-    return FailureKind.BUSINESS;
-  }
-
-  /** No stack trace: the response says what happened. */
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

@@ -1,7 +1,7 @@
 package io.breakwater.stream.llm;
 
-import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.failure.RuntimeFailure;
 import io.breakwater.internal.http.ServerText;
 import java.util.Locale;
 import java.util.Objects;
@@ -30,14 +30,12 @@ import org.jspecify.annotations.Nullable;
  *       every attempt (so an outer {@code retryWithBudget} does not retry it again).</li>
  * </ul>
  */
-public final class LlmStreamException extends RuntimeException implements BreakwaterException {
+public final class LlmStreamException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final String source;
   private final String errorType;
   private final String errorCode;
-  private final FailureKind kind;
   private final transient LlmResponse partialResponse;
 
   /**
@@ -53,11 +51,9 @@ public final class LlmStreamException extends RuntimeException implements Breakw
 
   private LlmStreamException(String source, String errorType, String errorCode, @Nullable String message,
       @Nullable LlmResponse partialResponse, @Nullable Throwable cause) {
-    super(message, cause);
-    this.source = Objects.requireNonNull(source, "source");
+    super(Objects.requireNonNull(source, "source"), kindOf(errorType, errorCode), message, cause);
     this.errorType = errorType;
     this.errorCode = errorCode;
-    this.kind = kindOf(errorType, errorCode);
     this.partialResponse = partialResponse != null ? partialResponse
         : new LlmResponse("", "", java.util.List.of(LlmChoice.empty(0)), null, 0, false);
   }
@@ -70,7 +66,7 @@ public final class LlmStreamException extends RuntimeException implements Breakw
 
   /** This error with the response delivered before it and, when the client retried first, the exhausted retry. */
   public LlmStreamException withPartialResponse(LlmResponse partialResponse, @Nullable Throwable cause) {
-    return new LlmStreamException(source, errorType, errorCode, getMessage(),
+    return new LlmStreamException(source(), errorType, errorCode, getMessage(),
         Objects.requireNonNull(partialResponse, "partialResponse"), cause);
   }
 
@@ -125,21 +121,5 @@ public final class LlmStreamException extends RuntimeException implements Breakw
   /** What the stream delivered before the error; a response without content when the error came first. */
   public LlmResponse partialResponse() {
     return partialResponse;
-  }
-
-  @Override
-  public String source() {
-    return source;
-  }
-
-  @Override
-  public FailureKind failureKind() {
-    return kind;
-  }
-
-  /** No stack trace: the decoder raised it, the server's message says what happened. */
-  @Override
-  public synchronized Throwable fillInStackTrace() {
-    return this;
   }
 }

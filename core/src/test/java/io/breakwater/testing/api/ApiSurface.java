@@ -121,16 +121,29 @@ public final class ApiSurface {
     return true;
   }
 
+  /**
+   * The type's header and members as a user sees them. A superclass that is not API (package-private, or in
+   * {@code io.breakwater.internal}) is folded into the type, as javadoc shows it: the header names the nearest API
+   * superclass and every interface, and the public members the type inherits from the folded classes are listed as
+   * its own. So an implementation base class can change without changing the API, and the API still shows that the
+   * type is, say, a {@code TimeoutException} with a {@code source()}.
+   */
   private static List<String> typeLines(Class<?> type) {
-    StringBuilder header = new StringBuilder(type.toGenericString());
+    List<Class<?>> folded = new ArrayList<>();
     Type superclass = type.getGenericSuperclass();
+    while (superclass instanceof Class<?> c && c.getName().startsWith("io.breakwater.") && !isPublicApi(c)) {
+      folded.add(c);
+      superclass = c.getGenericSuperclass();
+    }
+    StringBuilder header = new StringBuilder(type.toGenericString());
     if (superclass != null && superclass != Object.class && !type.isEnum() && !type.isRecord()) {
       header.append(" extends ").append(superclass.getTypeName());
     }
-    Type[] interfaces = type.getGenericInterfaces();
-    if (interfaces.length > 0) {
-      header.append(type.isInterface() ? " extends " : " implements ")
-          .append(Arrays.stream(interfaces).map(Type::getTypeName).collect(Collectors.joining(", ")));
+    Set<String> interfaces = new LinkedHashSet<>();
+    Stream.concat(Stream.of(type), folded.stream())
+        .forEach(c -> Arrays.stream(c.getGenericInterfaces()).forEach(i -> interfaces.add(i.getTypeName())));
+    if (!interfaces.isEmpty()) {
+      header.append(type.isInterface() ? " extends " : " implements ").append(String.join(", ", interfaces));
     }
     if (type.isSealed()) {
       header.append(" permits ").append(Arrays.stream(type.getPermittedSubclasses()).map(Class::getName)
@@ -138,18 +151,22 @@ public final class ApiSurface {
     }
     List<String> members = new ArrayList<>();
     for (Constructor<?> c : type.getDeclaredConstructors()) {
-      if (isVisible(c) && !c.isSynthetic()) {
+      if (isVisible(c, type) && !c.isSynthetic()) {
         members.add(c.toGenericString());
       }
     }
-    for (Method m : type.getDeclaredMethods()) {
-      if (isVisible(m) && !m.isSynthetic() && !m.isBridge()) {
-        members.add(m.toGenericString());
+    Set<String> signatures = new LinkedHashSet<>();
+    for (Class<?> owner : Stream.concat(Stream.of(type), folded.stream()).toList()) {
+      for (Method m : owner.getDeclaredMethods()) {
+        if (isVisible(m, type) && !m.isSynthetic() && !m.isBridge()
+            && signatures.add(m.getName() + Arrays.toString(m.getParameterTypes()))) {
+          members.add(asMemberOf(m.toGenericString(), owner, m.getName() + "(", type));
+        }
       }
-    }
-    for (Field f : type.getDeclaredFields()) {
-      if (isVisible(f) && !f.isSynthetic()) {
-        members.add(f.toGenericString());
+      for (Field f : owner.getDeclaredFields()) {
+        if (isVisible(f, type) && !f.isSynthetic() && signatures.add(f.getName())) {
+          members.add(asMemberOf(f.toGenericString(), owner, f.getName(), type));
+        }
       }
     }
     members.sort(null);
@@ -159,15 +176,20 @@ public final class ApiSurface {
     return lines;
   }
 
-  private static boolean isVisible(Member member) {
+  /** A member's text with its owner's name (a folded superclass's) replaced by the type's. */
+  private static String asMemberOf(String text, Class<?> owner, String name, Class<?> type) {
+    return owner == type ? text : text.replace(owner.getTypeName() + "." + name, type.getTypeName() + "." + name);
+  }
+
+  /** Whether {@code member}, declared by {@code type} or a superclass folded into it, is part of its API. */
+  private static boolean isVisible(Member member, Class<?> type) {
     int modifiers = member.getModifiers();
     if (Modifier.isPublic(modifiers)) {
       return true;
     }
     // Protected members are API only where a user can subclass.
-    Class<?> owner = member.getDeclaringClass();
-    boolean extensible = !Modifier.isFinal(owner.getModifiers()) && !owner.isSealed() && !owner.isEnum()
-        && !owner.isRecord() && (!(member instanceof Executable) || hasVisibleConstructor(owner));
+    boolean extensible = !Modifier.isFinal(type.getModifiers()) && !type.isSealed() && !type.isEnum()
+        && !type.isRecord() && (!(member instanceof Executable) || hasVisibleConstructor(type));
     return Modifier.isProtected(modifiers) && extensible;
   }
 

@@ -1,8 +1,13 @@
 package io.breakwater.testing.llm;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -23,7 +28,8 @@ import reactor.netty.http.server.HttpServerResponse;
  * A loopback model server that answers each request with the next scripted {@link Reply}, in OpenAI's chat completions
  * format ({@code POST /v1/chat/completions}) or Anthropic's messages format ({@code POST /v1/messages}), streamed
  * (server-sent events, as the providers send them) or whole, as the request asks. It records when each request came
- * and when each connection closed. The replies are this project's own fixtures, written in the providers' formats.
+ * and when each connection closed, and keeps each request's body (what the model was sent: the tool results, for
+ * instance). The replies are this project's own fixtures, written in the providers' formats.
  * Shared by the tests of the Spring AI and LangChain4j modules.
  */
 public final class ScriptedModelServer implements AutoCloseable {
@@ -35,6 +41,8 @@ public final class ScriptedModelServer implements AutoCloseable {
   public interface Reply {
     Publisher<Void> send(Format format, boolean stream, HttpServerResponse res, Scheduler loop);
   }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Queue<Reply> script = new ConcurrentLinkedQueue<>();
   private volatile Reply otherwise = tokens("ok");
@@ -131,6 +139,41 @@ public final class ScriptedModelServer implements AutoCloseable {
           : "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"scripted " + status + "\"}}";
       return res.sendString(Mono.just(body));
     };
+  }
+
+  /**
+   * The model asks for one call of {@code tool} with {@code arguments} (a JSON object), answered whole, in OpenAI's
+   * format: for a model that does not stream (LangChain4j's {@code OpenAiChatModel}, Spring AI's {@code call()}).
+   */
+  public static Reply toolCall(String id, String tool, String arguments) {
+    return (format, stream, res, loop) -> {
+      if (stream || format != Format.OPENAI) {
+        return Mono.error(new IllegalStateException("toolCall is scripted for OpenAI models that do not stream"));
+      }
+      ObjectNode answer = JSON.createObjectNode().put("id", "chatcmpl-" + id).put("object", "chat.completion")
+          .put("created", 1_700_000_000).put("model", "local");
+      ObjectNode choice = answer.putArray("choices").addObject().put("index", 0).put("finish_reason", "tool_calls");
+      ObjectNode call = choice.putObject("message").put("role", "assistant").putNull("content")
+          .putArray("tool_calls").addObject().put("id", id).put("type", "function");
+      call.putObject("function").put("name", tool).put("arguments", arguments);
+      answer.putObject("usage").put("prompt_tokens", 12).put("completion_tokens", 3).put("total_tokens", 15);
+      return res.header("Content-Type", "application/json").sendString(Mono.just(answer.toString()));
+    };
+  }
+
+  /** The contents of the tool results (messages of role {@code tool}) in the body of request {@code index}. */
+  public List<String> toolResults(int index) {
+    try {
+      List<String> results = new ArrayList<>();
+      for (JsonNode message : JSON.readTree(bodies.get(index)).path("messages")) {
+        if ("tool".equals(message.path("role").asText())) {
+          results.add(message.path("content").asText());
+        }
+      }
+      return results;
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("request " + index + " is not JSON", e);
+    }
   }
 
   private static Reply drip(Duration firstAfter, boolean stall, String... tokens) {
