@@ -20,10 +20,10 @@ import reactor.util.context.ContextView;
  *     DeadlineHeader.standard().sendOn(HttpClient.create().baseUrl("https://payments.example")));
  *
  * Mono<String> receipt = HttpResponses.bodyAsString(payments.post().uri("/charges").send(body))
- *     .transformDeferred(retryWithBudget(policy))
- *     .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", orderId, order), policy,
+ *     .transformDeferred(retryWithBudget(retry))
+ *     .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", orderId, order), idempotency,
  *         String.class))                        // each attempt carries Idempotency-Key: 64 hex digits
- *     .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE));
+ *     .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE));   // the API dedupes on the key
  * }</pre>
  *
  * <p>The value is the keyed form of the key, {@link IdempotencyPolicy#sentKey}: the HMAC-SHA-256 of the key under the
