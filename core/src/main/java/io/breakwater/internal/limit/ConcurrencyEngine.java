@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
@@ -49,26 +50,20 @@ public final class ConcurrencyEngine extends LimitQueue<ConcurrencyEngine.Waiter
 
   private final LimitMetrics metrics;
 
-  private ConcurrencyEngine(ConcurrencySettings settings, ConcurrencyStore store,
+  /** {@code storeOf}: the store, given what it runs once a permit is back (the queue's head asks for it). */
+  private ConcurrencyEngine(ConcurrencySettings settings, Function<Runnable, ConcurrencyStore> storeOf,
       @Nullable ConcurrencyEngine fallback) {
     this.settings = settings;
-    this.store = store;
+    this.store = storeOf.apply(this::wakeQueue);
     this.fallback = fallback;
     this.maxWaitNanos = settings.maxWaitNanos();
     this.shares = new TaskShares(settings.maxQueuePerTask());
     this.metrics = LimitMetrics.of(this, settings.meterRegistry());
   }
 
-  private static ConcurrencyEngine over(ConcurrencySettings settings, ConcurrencyStore store,
-      @Nullable ConcurrencyEngine fallback) {
-    ConcurrencyEngine engine = new ConcurrencyEngine(settings, store, fallback);
-    store.onRelease(engine::wakeQueue);
-    return engine;
-  }
-
   /** The in-memory concurrency limit. */
   public static ConcurrencyEngine local(ConcurrencySettings settings) {
-    return over(settings, new LocalPermits(settings), null);
+    return new ConcurrencyEngine(settings, released -> new LocalPermits(settings, released), null);
   }
 
   /**
@@ -80,7 +75,8 @@ public final class ConcurrencyEngine extends LimitQueue<ConcurrencyEngine.Waiter
       throw new IllegalArgumentException("Shared concurrency limit '" + settings.name() + "' is adaptive: a shared "
           + "limit is fixed; give it a limit, or keep an adaptive limit per instance");
     }
-    return over(settings, new SharedPermits(settings, shared, store), local(settings));
+    return new ConcurrencyEngine(settings, released -> new SharedPermits(settings, shared, store, released),
+        local(settings));
   }
 
   /** The limit's settings: a shared limit built from this one as a template takes them. */

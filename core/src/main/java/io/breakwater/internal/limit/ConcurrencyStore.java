@@ -17,9 +17,6 @@ interface ConcurrencyStore {
   /** The answer of {@link #take} when no permit is free. */
   String NO_PERMIT = "";
 
-  /** Set once, by the engine: what runs once a permit is back, so that the queue's head asks for it. */
-  void onRelease(Runnable wake);
-
   /** Without any lock, while nobody waits: whether a permit was taken at once (then hold it with {@link #holder}). */
   boolean tryAcquire();
 

@@ -34,18 +34,14 @@ final class LocalPermits implements ConcurrencyStore {
   private static final AtomicIntegerFieldUpdater<LocalPermits> IN_FLIGHT =
       AtomicIntegerFieldUpdater.newUpdater(LocalPermits.class, "inFlight");
   /** What runs after a permit came back: the engine's queue looks at it. */
-  private volatile Runnable released = () -> {};
+  private final Runnable released;
 
-  LocalPermits(ConcurrencySettings settings) {
+  LocalPermits(ConcurrencySettings settings, Runnable released) {
     this.settings = settings;
+    this.released = released;
     this.clock = settings.scheduler();
     this.adaptive = settings.adaptive() == null ? null : new VegasLimit(settings.adaptive());
     this.limit = settings.initialLimit();
-  }
-
-  @Override
-  public void onRelease(Runnable wake) {
-    this.released = wake;
   }
 
   @Override

@@ -39,17 +39,13 @@ final class SharedPermits implements ConcurrencyStore {
   private static final AtomicIntegerFieldUpdater<SharedPermits> IN_FLIGHT =
       AtomicIntegerFieldUpdater.newUpdater(SharedPermits.class, "inFlight");
   /** What runs once a permit is back in the store: the engine's queue asks for it. */
-  private volatile Runnable released = () -> {};
+  private final Runnable released;
 
-  SharedPermits(ConcurrencySettings settings, SharedSettings shared, PermitStore store) {
+  SharedPermits(ConcurrencySettings settings, SharedSettings shared, PermitStore store, Runnable released) {
     this.settings = settings;
+    this.released = released;
     this.shared = shared;
     this.store = store;
-  }
-
-  @Override
-  public void onRelease(Runnable wake) {
-    this.released = wake;
   }
 
   private Scheduler scheduler() {

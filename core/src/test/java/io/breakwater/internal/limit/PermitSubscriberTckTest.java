@@ -18,7 +18,7 @@ public class PermitSubscriberTckTest extends SubscriberWhiteboxVerification<Inte
   }
 
   private static LocalPermits permits(ConcurrencyLimit limit) {
-    return new LocalPermits(((ConcurrencyEngine) limit).settings());
+    return new LocalPermits(((ConcurrencyEngine) limit).settings(), () -> {});
   }
 
   @Override
