@@ -2,6 +2,10 @@ package io.breakwater.springai;
 
 import io.breakwater.limit.CallWeight;
 import io.breakwater.stream.llm.LlmGuard;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -14,6 +18,8 @@ import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
 import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.metadata.EmptyRateLimit;
+import org.springframework.ai.chat.metadata.RateLimit;
 import org.springframework.ai.chat.metadata.Usage;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
@@ -58,6 +64,10 @@ import reactor.core.publisher.Mono;
  *   <li><b>Order.</b> By default ({@link #EACH_MODEL_ROUND}) the advisor sits inside Spring AI's tool-calling
  *       advisor: each model request of the tool loop is guarded on its own. With {@link #WHOLE_TURN} it sits around
  *       the tool loop: one deadline for the whole turn, tools included.</li>
+ *   <li><b>Provider rate limits.</b> With a rate limit in the guard, each attempt takes a request and the
+ *       {@link Builder#tokenEstimate estimated} tokens; the usage a response reports corrects the estimate, and the
+ *       rate limits its metadata reports (Spring AI's Anthropic model reads them from every response's headers) lower
+ *       what the limit holds, as the provider's headers on a 429 do.</li>
  *   <li><b>Meters</b>: those of the operators ({@code breakwater.retry.*}, {@code breakwater.breaker.*},
  *       {@code breakwater.stream.timeouts}, {@code breakwater.hedge.*}, the rate limit's).</li>
  * </ul>
@@ -70,6 +80,8 @@ public final class BreakwaterAdvisor implements CallAdvisor, StreamAdvisor {
   public static final int EACH_MODEL_ROUND = Ordered.LOWEST_PRECEDENCE - 100;
   /** The order around Spring AI's tool-calling advisor (and inside chat memory): one guard for the whole turn. */
   public static final int WHOLE_TURN = Ordered.HIGHEST_PRECEDENCE + 250;
+  /** The longest reset passed on: the provider-header readers cut longer ones to it. */
+  private static final Duration MAX_RESET = Duration.ofHours(1);
   private final LlmGuard guard;
   private final int order;
   private final ToLongFunction<Prompt> tokenEstimate;
@@ -131,10 +143,48 @@ public final class BreakwaterAdvisor implements CallAdvisor, StreamAdvisor {
     }
   }
 
-  /** One request and the estimated tokens of the prompt, corrected by the usage the response reports. */
+  /**
+   * One request and the estimated tokens of the prompt, corrected by the usage the response reports; the rate limits
+   * the response's metadata reports teach the guard's rate limit.
+   */
   private CallWeight<ChatClientResponse> weight(ChatClientRequest request) {
-    return CallWeight.tokens(Math.max(0, tokenEstimate.applyAsLong(request.prompt())),
-        BreakwaterAdvisor::totalTokens);
+    return CallWeight.<ChatClientResponse>tokens(Math.max(0, tokenEstimate.applyAsLong(request.prompt())),
+        BreakwaterAdvisor::totalTokens).headers(BreakwaterAdvisor::rateLimitHeaders);
+  }
+
+  /**
+   * The rate limits a response's metadata reports (Spring AI reads them from the provider's headers: its Anthropic
+   * model does), as the provider headers a {@code ProviderRateLimits} reader reads, in both OpenAI's and Anthropic's
+   * names; {@code null} when the response reports none.
+   */
+  static @Nullable Map<String, List<String>> rateLimitHeaders(ChatClientResponse response) {
+    ChatResponse chat = response.chatResponse();
+    RateLimit limit = chat == null ? null : chat.getMetadata().getRateLimit();
+    if (limit == null || limit instanceof EmptyRateLimit) {
+      return null;
+    }
+    Map<String, List<String>> headers = new HashMap<>();
+    quota(headers, "requests", limit.getRequestsLimit(), limit.getRequestsRemaining(), limit.getRequestsReset());
+    quota(headers, "tokens", limit.getTokensLimit(), limit.getTokensRemaining(), limit.getTokensReset());
+    return headers.isEmpty() ? null : headers;
+  }
+
+  private static void quota(Map<String, List<String>> headers, String kind, @Nullable Long limit,
+      @Nullable Long remaining, @Nullable Duration reset) {
+    if (limit != null && limit > 0) {
+      headers.put("x-ratelimit-limit-" + kind, List.of(limit.toString()));
+      headers.put("anthropic-ratelimit-" + kind + "-limit", List.of(limit.toString()));
+    }
+    if (remaining != null && remaining >= 0 && (limit == null || limit > 0)) {
+      headers.put("x-ratelimit-remaining-" + kind, List.of(remaining.toString()));
+      headers.put("anthropic-ratelimit-" + kind + "-remaining", List.of(remaining.toString()));
+    }
+    if (reset != null && !reset.isNegative() && headers.containsKey("x-ratelimit-remaining-" + kind)) {
+      // the readers take no reset beyond an hour; capping first keeps toMillis() from overflowing
+      String millis = reset.compareTo(MAX_RESET) > 0 ? MAX_RESET.toMillis() + "ms" : reset.toMillis() + "ms";
+      headers.put("x-ratelimit-reset-" + kind, List.of(millis));
+      headers.put("anthropic-ratelimit-" + kind + "-reset", List.of(millis));
+    }
   }
 
   /** One attempt: a fresh copy of the chain, with the attempt's HTTP call closed when it is cancelled. */

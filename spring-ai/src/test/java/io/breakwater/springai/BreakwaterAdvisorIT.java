@@ -6,6 +6,7 @@ import io.breakwater.breaker.CircuitBreaker;
 import io.breakwater.breaker.CircuitBreakerOpenException;
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.failure.HttpStatusException;
+import io.breakwater.limit.RateLimit;
 import io.breakwater.retry.Backoff;
 import io.breakwater.retry.RetryExhaustedException;
 import io.breakwater.retry.RetryPolicy;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.ai.chat.client.ChatClient;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
@@ -171,6 +173,24 @@ class BreakwaterAdvisorIT {
     assertThat(server.requests()).isEqualTo(streams);
     assertThat(server.closedNanos()).as("connections closed within 1 s of the cancellations").hasSize(streams)
         .allSatisfy(at -> assertThat(at).isLessThanOrEqualTo(bound));
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void theRateLimitsAnAnthropicResponseReportsLowerTheGuardsRateLimit(boolean stream) {
+    server.then((format, streamed, res, loop) -> ScriptedModelServer.tokens("ok").send(format, streamed,
+        res.header("anthropic-ratelimit-requests-limit", "50").header("anthropic-ratelimit-requests-remaining", "3"),
+        loop));
+    RateLimit limit = RateLimit.builder("springai-it-anthropic").requests(1000, Duration.ofMinutes(1)).build();
+    ChatClient chat = chat(Format.ANTHROPIC, b -> b.rateLimit(limit));
+
+    String answer = stream ? String.join("", tokens(chat).collectList().block(Duration.ofSeconds(30)))
+        : chat.prompt("hi").call().content();
+
+    assertThat(answer).isEqualTo("ok");
+    // the provider's 3 remaining, refilled since at the provider's 50 a minute; without the metadata, 999
+    assertThat(limit.availableRequests()).as("what the provider reported, not the configured 1000")
+        .isLessThanOrEqualTo(50);
   }
 
   @ParameterizedTest

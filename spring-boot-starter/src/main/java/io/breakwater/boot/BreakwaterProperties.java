@@ -38,6 +38,8 @@ import org.springframework.util.unit.DataSize;
  * @param health the Actuator health contributor
  * @param webclient Breakwater's exchange filter on every Boot-built {@code WebClient}
  * @param limits concurrency and rate limits, by name
+ * @param springAi the advisor of Boot-built Spring AI {@code ChatClient}s and the wrapping of tool callback beans
+ *     (with {@code breakwater-spring-ai} on the class path)
  */
 @ConfigurationProperties(prefix = "breakwater", ignoreUnknownFields = false)
 public record BreakwaterProperties(
@@ -48,7 +50,8 @@ public record BreakwaterProperties(
     Map<String, Tool> tools,
     @DefaultValue Health health,
     @DefaultValue WebClientFilter webclient,
-    @DefaultValue Limits limits) {
+    @DefaultValue Limits limits,
+    @DefaultValue SpringAi springAi) {
 
   public BreakwaterProperties {
     tools = ordered(tools);
@@ -373,5 +376,40 @@ public record BreakwaterProperties(
   /** The readers of {@code io.breakwater.limit.ProviderRateLimits}. */
   public enum ProviderHeaders {
     ALL, OPEN_AI, ANTHROPIC, RETRY_AFTER, NONE
+  }
+
+  /**
+   * The Spring AI integration, active when {@code breakwater-spring-ai} and Spring AI's {@code ChatClient} are on the
+   * class path: every {@code ChatClient.Builder} that Boot builds gets a {@code BreakwaterAdvisor}, and each
+   * {@code ToolCallback} and {@code ToolCallbackProvider} bean whose tool is configured under {@code breakwater.tools}
+   * (by the tool's name as the model knows it) runs its calls as that Breakwater tool.
+   *
+   * @param enabled whether the integration is installed (default true)
+   * @param model the guarded model's name: its breaker is the registry's {@code llm:<model>}, configured under
+   *     {@code breakwater.breakers.instances."[llm:<model>]"} (default chat)
+   * @param order where the advisor sits: {@code each-model-round}, inside Spring AI's tool-calling advisor (each model
+   *     request of the tool loop guarded), or {@code whole-turn}, around it (one deadline for the turn, tools
+   *     included) (default each-model-round)
+   * @param deadline the deadline of each request (default: the one in the caller's Reactor Context, if any)
+   * @param firstToken the longest wait for the first content of a stream (default: from the deadline in force, 12s
+   *     without one)
+   * @param idle the longest stall of a stream after its first content (default: from the deadline in force, 3s
+   *     without one)
+   * @param callTimeout the most each attempt of a blocking {@code call()} may take (default 2m)
+   * @param retry the name of the retry policy of the requests, under {@code breakwater.retry.policies} (default: 2
+   *     retries, full jitter)
+   * @param rateLimit the name of the provider's rate limit, under {@code breakwater.limits.rate} (default none)
+   * @param tools whether configured tool callback beans are wrapped (default true)
+   */
+  public record SpringAi(@DefaultValue("true") boolean enabled, @DefaultValue("chat") String model,
+      @DefaultValue("each-model-round") AdvisorOrder order, Duration deadline, Duration firstToken, Duration idle,
+      Duration callTimeout, String retry, String rateLimit, @DefaultValue("true") boolean tools) {}
+
+  /** Where the Spring AI advisor sits relative to Spring AI's tool-calling advisor. */
+  public enum AdvisorOrder {
+    /** Inside the tool loop: each model request is guarded on its own. */
+    EACH_MODEL_ROUND,
+    /** Around the tool loop: one guard (and deadline) for the whole turn, tools included. */
+    WHOLE_TURN
   }
 }

@@ -14,11 +14,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Every name written under {@code breakwater.*} holds against the names that exist, before anything is built from
  * them. A reference (a tool's {@code retry}, {@code concurrency-limit} and {@code rate-limit}, a policy's
- * {@code budget}) must name something configured. A key (a breaker instance or family, a policy, a budget, a limit)
- * that nothing in the configuration uses is kept for code ({@code registry.breaker(name)},
- * {@code policies.policy(name)}, {@code limits.rate(name)}), unless it is a close misspelling (at most two edits) of a
- * name in use, which fails the start-up: {@code "[wether.forecast]"} next to the tool {@code weather.forecast}
- * configures nothing.
+ * {@code budget}, the Spring AI advisor's {@code retry} and {@code rate-limit}) must name something configured. A
+ * key (a breaker instance or family, a policy, a budget, a limit) that nothing in the configuration uses is kept for
+ * code ({@code registry.breaker(name)}, {@code policies.policy(name)}, {@code limits.rate(name)}), unless it is a
+ * close misspelling (at most two edits) of a name in use, which fails the start-up: {@code "[wether.forecast]"} next
+ * to the tool {@code weather.forecast} configures nothing.
  */
 final class ConfiguredNames {
 
@@ -61,6 +61,18 @@ final class ConfiguredNames {
         rateUsed.add(rate);
       }
     });
+    BreakwaterProperties.SpringAi springAi = p.springAi();
+    if (springAi.retry() != null) {
+      reference("breakwater.spring-ai.retry", springAi.retry(), "retry policy", policies,
+          "add breakwater.retry.policies." + bracketed(springAi.retry()) + ", or leave retry out (the advisor then "
+              + "retries twice with full jitter)");
+      policiesUsed.add(springAi.retry());
+    }
+    if (springAi.rateLimit() != null) {
+      reference("breakwater.spring-ai.rate-limit", springAi.rateLimit(), "rate limit", rateLimits,
+          "add breakwater.limits.rate." + bracketed(springAi.rateLimit()) + ".requests (e.g. 500)");
+      rateUsed.add(springAi.rateLimit());
+    }
     BreakwaterProperties.Retry retry = p.retry();
     Set<String> budgets = new HashSet<>(retry.budgets().keySet());
     budgets.addAll(retry.policies().keySet());
