@@ -48,9 +48,11 @@ import reactor.core.scheduler.Schedulers;
  * if {@link Builder#countRateLimited(boolean)} (default no); {@code UNKNOWN} counts unless
  * {@link Builder#countUnknown(boolean)} is false; everything else ({@code INVALID_ARGUMENT}, {@code CLIENT_ERROR},
  * {@code BUSINESS}, {@code DEADLINE_EXCEEDED}, {@code CIRCUIT_OPEN}, {@code FATAL}) is ignored: it is neither a
- * failure nor a success, and an ignored probe gives its permit back. With a {@link Builder#schedulerLag
- * SchedulerLag}, a {@code TIMEOUT} recorded while our own scheduler is starved is ignored the same way (counted as
- * {@code local_overload}): the dependency did not cause it. Cancellation before the first element is
+ * failure nor a success, and an ignored probe gives its permit back. A {@code TIMEOUT} caused by our own starvation
+ * is ignored the same way (counted as {@code local_overload}): a per-call timeout whose own timer fired at least
+ * 100 ms late ({@link io.breakwater.deadline.CallTimeoutException#used()} beyond its budget), and any {@code TIMEOUT}
+ * within the 5 s after one; with a {@link Builder#schedulerLag SchedulerLag}, also a {@code TIMEOUT} while the probe
+ * finds the scheduler starved. Cancellation before the first element is
  * ignored the same way; after the first element it is a success. A call is judged by its first element: a stream is
  * slow if its first element took longer than {@link #slowCallThreshold()}, however long it then runs.
  *
@@ -485,7 +487,8 @@ public final class CircuitBreaker {
     /**
      * Records a {@code TIMEOUT} that ends a call while {@code lag} finds the scheduler starved as
      * {@code local_overload}, not as a failure: the timeout was ours. Share one probe between the breakers of a
-     * process; it belongs to you (dispose it on shutdown). Default: none, every timeout counts.
+     * process; it belongs to you (dispose it on shutdown). Default: none; the breaker still takes a per-call timeout
+     * whose own timer fired late (and timeouts in the 5 s after it) for ours, which needs no probe.
      */
     public Builder schedulerLag(SchedulerLag lag) {
       this.schedulerLag = Objects.requireNonNull(lag, "lag");

@@ -29,6 +29,10 @@ import reactor.core.scheduler.Schedulers;
  * lag.dispose();                                                               // cancels its timer
  * }</pre>
  *
+ * <p>Without a probe, every breaker already takes a per-call timeout whose own timer fired at least 100 ms late (and
+ * any timeout in the 5 s after it) for our starvation. The probe adds what those timers do not show: starvation seen
+ * by its own timer between timeouts, for instance while answers wait unprocessed.
+ *
  * <p>The probe belongs to you: nothing in it is global, and it runs until {@link #dispose()}. Its cost is one task
  * on the scheduler per interval (10 a second by default). A timer overdue right now counts even before it fires, so a
  * starved scheduler is seen while it is starved. Defaults: interval 100 ms, threshold 100 ms, hold 5 s,

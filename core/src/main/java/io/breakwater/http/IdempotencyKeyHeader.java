@@ -2,8 +2,8 @@ package io.breakwater.http;
 
 import io.breakwater.idempotency.IdempotencyContext;
 import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.internal.ContextKeys;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
 import reactor.netty.http.client.HttpClient;
@@ -20,16 +20,18 @@ import reactor.util.context.ContextView;
  *     DeadlineHeader.standard().sendOn(HttpClient.create().baseUrl("https://payments.example")));
  *
  * Mono<String> receipt = HttpResponses.bodyAsString(payments.post().uri("/charges").send(body))
- *     .transformDeferred(retryWithBudget(policy))
- *     .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", orderId, order), store,
- *         String.class))                        // each attempt carries Idempotency-Key: default:payments.charge:key:…
- *     .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE));
+ *     .transformDeferred(retryWithBudget(retry))
+ *     .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", orderId, order), idempotency,
+ *         String.class))                        // each attempt carries Idempotency-Key: 64 hex digits
+ *     .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE));   // the API dedupes on the key
  * }</pre>
  *
- * <p>The value is the key's {@link IdempotencyKey#value()}, the same on every attempt and every instance. A key
- * holding characters that a header cannot carry (anything outside visible ASCII, and {@code %}) is sent with those
- * bytes of its UTF-8 form percent-encoded, so a caller-given key can never break or forge a header. Immutable and
- * thread-safe.
+ * <p>The value is the keyed form of the key, {@link IdempotencyPolicy#sentKey}: the HMAC-SHA-256 of the key under the
+ * policy's {@code keySecret}, 64 lower-case hex digits, the same on every attempt and on every instance that shares the
+ * secret. The plain key ({@link IdempotencyKey#value()}: the namespace, the tool, and the client key or an unkeyed hash
+ * of the arguments) never leaves the process, so a dependency can neither read the tenant nor guess a low-entropy
+ * argument (a PIN) from what it receives. Every host the client calls gets the header: decorate only the clients of
+ * dependencies that dedupe on it. Immutable and thread-safe.
  */
 public final class IdempotencyKeyHeader {
 
@@ -63,10 +65,14 @@ public final class IdempotencyKeyHeader {
     return name;
   }
 
-  /** The header's value for the idempotency key in force in {@code context}, if there is one. */
+  /**
+   * The header's value for the idempotency key in force in {@code context}, if there is one: its keyed form
+   * ({@link IdempotencyPolicy#sentKey}). Send it from a client of your own, then call
+   * {@link IdempotencyContext#markKeySent()}.
+   */
   public Optional<String> value(ContextView context) {
-    Object key = context.getOrDefault(ContextKeys.IDEMPOTENCY_KEY, null);
-    return key instanceof IdempotencyKey k ? Optional.of(encode(k.value())) : Optional.empty();
+    Object sent = context.getOrDefault(ContextKeys.IDEMPOTENCY_SENT_KEY, null);
+    return sent instanceof String value ? Optional.of(value) : Optional.empty();
   }
 
   /**
@@ -81,32 +87,6 @@ public final class IdempotencyKeyHeader {
         IdempotencyContext.current(context).ifPresent(IdempotencyContext::markKeySent);
       });
     });
-  }
-
-  /** {@code key} with every byte outside visible ASCII, and {@code %}, percent-encoded. */
-  static String encode(String key) {
-    boolean plain = true;
-    for (int i = 0; i < key.length() && plain; i++) {
-      plain = isVisibleAscii(key.charAt(i)) && key.charAt(i) != '%';
-    }
-    if (plain) {
-      return key;
-    }
-    StringBuilder out = new StringBuilder(key.length() + 16);
-    for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
-      int c = b & 0xff;
-      if (isVisibleAscii(c) && c != '%') {
-        out.append((char) c);
-      } else {
-        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-            .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-      }
-    }
-    return out.toString();
-  }
-
-  private static boolean isVisibleAscii(int c) {
-    return c > 0x20 && c < 0x7f;
   }
 
   private static boolean isTokenChar(int c) {

@@ -56,7 +56,8 @@ public interface IdempotencyContext {
   /**
    * Records that a request of this call went out carrying the idempotency key. {@link io.breakwater.http
    * .IdempotencyKeyHeader} and {@code BreakwaterExchangeFilter} call it for you; call it from a client of your own
-   * when it sends the key. A {@link SideEffect#DEDUPLICATED_WRITE} is re-sent only after attempts that sent it.
+   * when it sends the key (its keyed form, {@link IdempotencyPolicy#sentKey}, never {@link IdempotencyKey#value()}).
+   * A {@link SideEffect#DEDUPLICATED_WRITE} is re-sent only after attempts that sent it.
    */
   default void markKeySent() {}
 

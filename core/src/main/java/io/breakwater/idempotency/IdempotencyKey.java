@@ -40,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #value()} and {@link #fingerprint()} are the key's plain form: a derived key's hash is an <i>unkeyed</i>
  * SHA-256 of the arguments, which a low-entropy argument (a PIN) could be guessed from. Keep them out of logs.
  * {@code idempotentBy} never sends them anywhere: its store gets keyed hashes (HMAC-SHA-256 under the policy's
- * secret, {@link IdempotencyPolicy#storeKey}), and its messages and logs show a short keyed tag
- * ({@link IdempotencyPolicy#tag}).
+ * secret, {@link IdempotencyPolicy#storeKey}), its messages and logs show a short keyed tag
+ * ({@link IdempotencyPolicy#tag}), and dependencies get the key's keyed form ({@link IdempotencyPolicy#sentKey}).
  *
  * <p>Field names given to {@code excluding}, {@code quantise} and {@code unorderedArrays} match a field of that name
  * at any depth; a dotted path ({@code "order.requestId"}) matches only that field.

@@ -49,7 +49,8 @@ import reactor.core.scheduler.Schedulers;
  *   <tr><td>{@code storeTimeout}</td><td>2 s</td><td>the longest any one store call may take (claim, renew,
  *       complete, release), whatever the store's own timeouts</td></tr>
  *   <tr><td>{@code keySecret}</td><td>the in-memory store's own random secret; required for any other store</td>
- *       <td>the HMAC-SHA-256 key under which store keys, fingerprints and log tags are computed</td></tr>
+ *       <td>the HMAC-SHA-256 key under which store keys, fingerprints, log tags and the key sent to dependencies
+       ({@link #sentKey}) are computed</td></tr>
  *   <tr><td>{@code onUnrecorded}</td><td>a warning in the log</td><td>told when an outcome could not be stored
  *       ({@link UnrecordedOutcome})</td></tr>
  *   <tr><td>{@code pollInterval}</td><td>1 s</td><td>how often a waiting duplicate looks again when the store cannot
@@ -236,6 +237,19 @@ public final class IdempotencyPolicy {
     return hashes.tag(key);
   }
 
+  /**
+   * The key as dependencies are sent it ({@link io.breakwater.http.IdempotencyKeyHeader}, the Spring
+   * {@code BreakwaterExchangeFilter}): the HMAC-SHA-256 of the key under the policy's secret, 64 hex digits. It names
+   * neither the namespace (the tenant) nor the tool, and no argument or client key can be guessed from it without the
+   * secret. Every instance with the same {@code keySecret} sends the same value for the same key, so a dependency
+   * dedupes a retry whichever instance sends it; a policy on the in-memory store without {@code keySecret} uses the
+   * store's random secret, so its values change with each store (each process): give {@code keySecret} whenever a
+   * dependency must recognise a key from another instance or after a restart.
+   */
+  public String sentKey(IdempotencyKey key) {
+    return hashes.sentKey(key);
+  }
+
   /** Builds an {@link IdempotencyPolicy}; {@link #build()} validates and says what to change. */
   public static final class Builder {
     private final IdempotencyStore store;
@@ -372,8 +386,8 @@ public final class IdempotencyPolicy {
 
     /**
      * The per-deployment secret (32 bytes or more, the same on every instance that shares the store) under which
-     * store keys, fingerprints and log tags are HMAC-SHA-256 hashes, so that no low-entropy argument can be guessed
-     * from them. Required for every store but the in-memory one, which uses a random secret of its own. Changing
+     * store keys, fingerprints, log tags and the key sent to dependencies ({@link IdempotencyPolicy#sentKey}) are
+     * HMAC-SHA-256 hashes, so that no low-entropy argument can be guessed from them. Required for every store but the in-memory one, which uses a random secret of its own. Changing
      * it changes every key: see the migration in {@code docs/idempotency.md}. The bytes are copied.
      */
     public Builder keySecret(byte[] secret) {

@@ -20,6 +20,12 @@ public final class ContextKeys {
    */
   public static final Object IDEMPOTENCY_KEY = new Key("breakwater.idempotencyKey");
 
+  /**
+   * Present with {@link #IDEMPOTENCY_KEY}: the key as dependencies are sent it (a {@code String}, the policy's
+   * {@code sentKey}), read by {@link io.breakwater.http.IdempotencyKeyHeader}.
+   */
+  public static final Object IDEMPOTENCY_SENT_KEY = new Key("breakwater.idempotencySentKey");
+
   /** The {@link io.breakwater.idempotency.IdempotencyContext} of the owner running inside {@code idempotentBy}. */
   public static final Object IDEMPOTENCY_CONTEXT = new Key("breakwater.idempotencyContext");
 

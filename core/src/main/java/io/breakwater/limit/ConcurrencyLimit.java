@@ -2,8 +2,8 @@ package io.breakwater.limit;
 
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.limit.AdaptiveSettings;
+import io.breakwater.internal.limit.ConcurrencyEngine;
 import io.breakwater.internal.limit.ConcurrencySettings;
-import io.breakwater.internal.limit.LocalConcurrencyLimit;
 import io.breakwater.internal.limit.TaskShares;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -184,7 +184,7 @@ public interface ConcurrencyLimit {
         throw new IllegalArgumentException("Concurrency limit '" + name + "' has no limit: add .fixed(10) or "
             + ".adaptive()");
       }
-      return new LocalConcurrencyLimit(new ConcurrencySettings(name, fixed, adaptive, maxWait, maxQueue, classifier,
+      return ConcurrencyEngine.local(new ConcurrencySettings(name, fixed, adaptive, maxWait, maxQueue, classifier,
           scheduler, meterRegistry, maxQueuePerTask));
     }
   }

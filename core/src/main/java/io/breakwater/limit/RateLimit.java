@@ -1,6 +1,6 @@
 package io.breakwater.limit;
 
-import io.breakwater.internal.limit.LocalRateLimit;
+import io.breakwater.internal.limit.RateEngine;
 import io.breakwater.internal.limit.RateSettings;
 import io.breakwater.internal.limit.TaskShares;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -167,7 +167,7 @@ public interface RateLimit {
     }
 
     public RateLimit build() {
-      return new LocalRateLimit(settings());
+      return RateEngine.local(settings());
     }
 
     private RateSettings settings() {

@@ -220,6 +220,36 @@ class WhatCountsTest {
     assertThat(b.state()).as("the probe took 2 tokens and was cancelled: a success").isEqualTo(State.CLOSED);
   }
 
+  /** A per-call timeout whose timer fired {@code late} after its 500 ms budget. */
+  private static CallTimeoutException timedOut(Duration late) {
+    return new CallTimeoutException("call", Duration.ofMillis(500), Duration.ofMillis(500).plus(late));
+  }
+
+  @Test
+  void aTimeoutWhoseOwnTimerFiredLateIsOurStarvationNotTheDependencysFailure() {
+    CircuitBreaker b = breaker();   // no SchedulerLag probe: the defaults
+    callTimes(b, timedOut(Duration.ofMillis(400)), 50);
+    assertThat(b.state()).as("50 timeouts whose timers fired 400 ms late").isEqualTo(State.CLOSED);
+    assertThat(b.snapshot().failedCalls()).isZero();
+
+    callTimes(b, timedOut(Duration.ofMillis(20)), 5);   // a timer-wheel tick late: on time
+    assertThat(b.state()).as("within the hold of the late ones").isEqualTo(State.CLOSED);
+    clock.advanceTimeBy(Duration.ofSeconds(6));
+    callTimes(b, timedOut(Duration.ofMillis(20)), 5);
+    assertThat(b.state()).as("timeouts on time, after the hold, are the dependency's").isEqualTo(State.OPEN);
+  }
+
+  @Test
+  void aLateTimerMakesTimeoutsOnTimeWithinTheHoldOursButNotOtherFailures() {
+    CircuitBreaker b = breaker();
+    call(b, timedOut(Duration.ofSeconds(2)));
+    clock.advanceTimeBy(Duration.ofSeconds(5));
+    callTimes(b, timedOut(Duration.ZERO), 10);
+    assertThat(b.state()).as("on time, 5 s after a late timer").isEqualTo(State.CLOSED);
+    callTimes(b, new HttpStatusException(503), 5);
+    assertThat(b.state()).as("503s count whatever the timers do").isEqualTo(State.OPEN);
+  }
+
   @Test
   void aMonoStaysAMonoAndAFluxAFlux() {
     CircuitBreaker b = breaker();

@@ -6,6 +6,7 @@ import static io.breakwater.Breakwater.sideEffect;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.Backoff;
@@ -45,17 +46,18 @@ class IdempotencyKeyHeaderIT {
   @Test
   void everyAttemptOfAnIdempotentWriteCarriesTheKey() {
     IdempotencyKey key = IdempotencyKey.explicit("payments.charge", "order-42", Map.of("amount", 10));
+    IdempotencyPolicy policy = IdempotencyPolicy.builder(IdempotencyStore.inMemory()).keySecret(new byte[32]).build();
     RetryPolicy retry = RetryPolicy.builder().maxRetries(2)
         .backoff(Backoff.fullJitter(Duration.ofMillis(10), Duration.ofMillis(20))).build();
 
     String receipt = HttpResponses.bodyAsString(client.post().uri("/charges"))
         .transformDeferred(retryWithBudget(retry))
-        .transformDeferred(idempotentBy(key, IdempotencyStore.inMemory(), String.class))
+        .transformDeferred(idempotentBy(key, policy, String.class))
         .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE))
         .block(Duration.ofSeconds(10));
 
     assertThat(receipt).isEqualTo("receipt-1");
-    assertThat(received).containsExactly(key.value(), key.value());
+    assertThat(received).containsExactly(policy.sentKey(key), policy.sentKey(key));
   }
 
   @Test

@@ -26,7 +26,8 @@ class ContextKeysTest {
   @Test
   void everyKeyIsDistinct() {
     assertThat(Set.of(ContextKeys.DEADLINE, ContextKeys.SIDE_EFFECT, ContextKeys.IDEMPOTENCY_KEY,
-        ContextKeys.IDEMPOTENCY_CONTEXT, ContextKeys.TASK_RETRY_BUDGET, ContextKeys.RESUME_POSITION,
-        ContextKeys.TASK_STATE, ContextKeys.HEDGED, ContextKeys.STORE_CALL_BOUND)).hasSize(9);
+        ContextKeys.IDEMPOTENCY_SENT_KEY, ContextKeys.IDEMPOTENCY_CONTEXT, ContextKeys.TASK_RETRY_BUDGET,
+        ContextKeys.RESUME_POSITION, ContextKeys.TASK_STATE, ContextKeys.HEDGED, ContextKeys.STORE_CALL_BOUND))
+        .hasSize(10);
   }
 }

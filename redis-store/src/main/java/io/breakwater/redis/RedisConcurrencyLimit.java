@@ -1,7 +1,6 @@
 package io.breakwater.redis;
 
 import io.breakwater.internal.limit.ConcurrencyEngine;
-import io.breakwater.internal.limit.SharedConcurrencyLimit;
 import io.breakwater.internal.limit.SharedSettings;
 import io.breakwater.limit.ConcurrencyLimit;
 import java.time.Duration;
@@ -75,7 +74,7 @@ public final class RedisConcurrencyLimit {
 
     public ConcurrencyLimit build() {
       String name = template.name();
-      return new SharedConcurrencyLimit(template.settings(),
+      return ConcurrencyEngine.shared(template.settings(),
           new SharedSettings(operationTimeout, lease, pollInterval, failOpen), new RedissonPermits(redisson, key(name)));
     }
   }

@@ -2,7 +2,6 @@ package io.breakwater.redis;
 
 import io.breakwater.internal.limit.RateEngine;
 import io.breakwater.internal.limit.RateSettings;
-import io.breakwater.internal.limit.SharedRateLimit;
 import io.breakwater.internal.limit.SharedSettings;
 import io.breakwater.limit.RateLimit;
 import java.util.Objects;
@@ -63,7 +62,7 @@ public final class RedisRateLimit {
 
     public RateLimit build() {
       RateSettings settings = template.settings();
-      return new SharedRateLimit(settings, new SharedSettings(operationTimeout, SharedSettings.DEFAULT_LEASE,
+      return RateEngine.shared(settings, new SharedSettings(operationTimeout, SharedSettings.DEFAULT_LEASE,
           SharedSettings.DEFAULT_POLL_INTERVAL, failOpen), new RedisBuckets(redisson, key(settings.name()), settings));
     }
   }

@@ -3,15 +3,20 @@ package io.breakwater.springai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakwater.agent.CallTimeouts;
 import io.breakwater.agent.Fallbacks;
 import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.RetryPolicy;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.ToolContext;
@@ -19,6 +24,8 @@ import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.ToolCallbackProvider;
 import org.springframework.ai.tool.definition.ToolDefinition;
 import org.springframework.ai.tool.execution.ToolExecutionException;
+import reactor.core.publisher.Hooks;
+import reactor.core.publisher.Mono;
 
 class BreakwaterToolCallbackTest {
 
@@ -96,6 +103,38 @@ class BreakwaterToolCallbackTest {
         .withFallbacks(Fallbacks.<Map<String, Object>, String>builder().orDefault("no data").build());
 
     assertThat(tool.call("{}")).startsWith("no data\n(default:");
+  }
+
+  @Test
+  void aToolCutAtItsTimeoutDropsNoErrorWhenItsThreadIsInterrupted() {
+    List<Throwable> dropped = new CopyOnWriteArrayList<>();
+    Hooks.onErrorDropped(dropped::add);
+    try {
+      CountDownLatch interrupted = new CountDownLatch(1);
+      ToolCallback stalls = callback("lookup", () -> {
+        try {
+          new CountDownLatch(1).await();
+          return "never";
+        } catch (InterruptedException e) {
+          interrupted.countDown();
+          throw new IllegalStateException("interrupted", e);
+        }
+      });
+      ToolDescriptor cut = ToolDescriptor.builder("lookup").sideEffect(SideEffect.READ_ONLY)
+          .timeouts(CallTimeouts.fixed(Duration.ofMillis(100)))
+          .retry(RetryPolicy.builder().name("lookup").maxRetries(0).build()).build();
+
+      assertThat(BreakwaterToolCallback.of(stalls, cut).call("{}"))
+          .startsWith("tool_failure: lookup\nkind: timeout\n");
+      assertThat(interrupted.await(5, TimeUnit.SECONDS)).as("the tool's thread was interrupted").isTrue();
+      // a real thread, not virtual time: the interrupted tool's failure would have been dropped by now
+      Mono.delay(Duration.ofMillis(300)).block();
+      assertThat(dropped).isEmpty();
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    } finally {
+      Hooks.resetOnErrorDropped();
+    }
   }
 
   @Test

@@ -204,21 +204,29 @@ public record BreakwaterProperties(
    * @param maxResultBytes the largest result kept (default 1 MiB)
    * @param longestRetryWindow if set, a ttl shorter than it fails start-up
    * @param maxBytes the in-memory store's bound, weighed by the bytes its records hold (default 64MB, at least 1MB)
-   * @param keySecret the per-deployment secret under which store keys are HMAC-SHA-256 hashes: base64 of 32 or more
-   *     random bytes, the same on every instance (e.g. {@code openssl rand -base64 32}); required for the Redis store,
-   *     optional for the in-memory one (which then draws its own). Set it from a secret, e.g. the environment
-   *     variable {@code BREAKWATER_IDEMPOTENCY_KEYSECRET}
+   * @param keySecret the per-deployment secret under which store keys, and the key sent to dependencies, are
+   *     HMAC-SHA-256 hashes: base64 of 32 or more random bytes, the same on every instance (e.g.
+   *     {@code openssl rand -base64 32}); required for the Redis store and with {@code sendKeyToHosts}, optional
+   *     otherwise (the in-memory store then draws its own). Set it from a secret, e.g. the environment variable
+   *     {@code BREAKWATER_IDEMPOTENCY_KEYSECRET}
+   * @param sendKeyToHosts the hosts (exact names, e.g. {@code api.stripe.com}) to which the Boot-built
+   *     {@code WebClient}s send the idempotency key in force, in its keyed form only; none by default
    * @param redis the Redis store's settings
    */
   public record Idempotency(@DefaultValue("auto") IdempotencyStoreType store, Duration ttl, Duration lease,
       Duration pollInterval, Boolean failFastWhenInFlight, Boolean cacheNonRetryableFailures, Boolean failOpenForReads,
       Integer maxResultBytes, Duration longestRetryWindow, @DefaultValue("64MB") DataSize maxBytes,
-      String keySecret, @DefaultValue RedisSettings redis) {
+      String keySecret, List<String> sendKeyToHosts, @DefaultValue RedisSettings redis) {
+
+    public Idempotency {
+      sendKeyToHosts = sendKeyToHosts == null ? List.of() : List.copyOf(sendKeyToHosts);
+    }
 
     @Override
     public String toString() {
       return "Idempotency[store=" + store + ", ttl=" + ttl + ", lease=" + lease + ", maxBytes=" + maxBytes
-          + ", keySecret=" + (keySecret == null ? "unset" : "(hidden)") + ", redis=" + redis + "]";
+          + ", keySecret=" + (keySecret == null ? "unset" : "(hidden)") + ", sendKeyToHosts=" + sendKeyToHosts
+          + ", redis=" + redis + "]";
     }
   }
 
@@ -305,7 +313,8 @@ public record BreakwaterProperties(
   /**
    * {@code BreakwaterExchangeFilter} (module {@code breakwater-spring-webflux}, when it is on the classpath) on every
    * {@code WebClient.Builder} that Spring Boot builds: the deadline header (named by {@code breakwater.deadline.header})
-   * and the idempotency key go out, error statuses come back as {@code HttpStatusException}s.
+   * and the idempotency key (in its keyed form, only to the hosts of {@code breakwater.idempotency.send-key-to-hosts})
+   * go out, error statuses come back as {@code HttpStatusException}s.
    *
    * @param enabled whether the starter registers the filter through a {@code WebClientCustomizer}
    */
@@ -337,12 +346,14 @@ public record BreakwaterProperties(
    * @param max an adaptive limit's ceiling (default 200)
    * @param maxWait the longest a call waits for a permit; 0 refuses at once (default 10s)
    * @param maxQueue calls that may wait at once (default 1000)
+   * @param maxQueuePerTask calls of one agent task that may wait at once, 1 to {@code maxQueue} (default half of
+   *     {@code maxQueue})
    * @param shared whether every instance shares the limit through Redis (fixed limits only; default false)
    * @param lease how soon a dead instance's shared permits come back (default 30s)
    */
   public record ConcurrencySettings(Integer limit, @DefaultValue("false") boolean adaptive, Integer initial,
-      Integer min, Integer max, Duration maxWait, Integer maxQueue, @DefaultValue("false") boolean shared,
-      Duration lease) {}
+      Integer min, Integer max, Duration maxWait, Integer maxQueue, Integer maxQueuePerTask,
+      @DefaultValue("false") boolean shared, Duration lease) {}
 
   /**
    * One rate limit: requests and tokens per interval, and the provider headers it learns from.
@@ -354,11 +365,13 @@ public record BreakwaterProperties(
    *     (default all)
    * @param maxWait the longest a call waits; 0 refuses at once (default 30s)
    * @param maxQueue calls that may wait at once (default 1000)
+   * @param maxQueuePerTask calls of one agent task that may wait at once, 1 to {@code maxQueue} (default half of
+   *     {@code maxQueue})
    * @param shared whether every instance shares the buckets through Redis (default false)
    */
   public record RateSettings(Long requests, Long tokens, @DefaultValue("1m") Duration interval,
       @DefaultValue("all") ProviderHeaders providerHeaders, Duration maxWait, Integer maxQueue,
-      @DefaultValue("false") boolean shared) {}
+      Integer maxQueuePerTask, @DefaultValue("false") boolean shared) {}
 
   /** The readers of {@code io.breakwater.limit.ProviderRateLimits}. */
   public enum ProviderHeaders {

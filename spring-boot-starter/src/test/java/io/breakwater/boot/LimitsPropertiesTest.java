@@ -1,20 +1,31 @@
 package io.breakwater.boot;
 
+import static io.breakwater.Breakwater.limitedBy;
+import static io.breakwater.Breakwater.throttledBy;
+import static io.breakwater.Breakwater.withTaskBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakwater.agent.TaskBudget;
 import io.breakwater.boot.actuate.BreakwaterEndpoint;
 import io.breakwater.internal.boot.BreakwaterActuatorAutoConfiguration;
 import io.breakwater.internal.boot.BreakwaterAutoConfiguration;
 import io.breakwater.internal.boot.InvalidPropertiesException;
 import io.breakwater.limit.ConcurrencyLimit;
+import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.RateLimit;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
 
 /** breakwater.limits.* builds the limits, tools take them by name, and bad settings name the property. */
 class LimitsPropertiesTest {
@@ -136,6 +147,56 @@ class LimitsPropertiesTest {
               .isEqualTo(ConcurrencyLimit.builder("flights").fixed(10).build().toString());
           assertThat(limits.rate("openai").toString()).isEqualTo(RateLimit.builder("openai")
               .requests(60, Duration.ofMinutes(1)).build().toString());
+        });
+  }
+
+  /** Issue 36 (security 6): one task's share of each queue is a setting where the limits are configured. */
+  @Test
+  void maxQueuePerTaskCapsOneTasksShareOfEachLimitsQueue() {
+    runner.withPropertyValues(
+            "breakwater.limits.concurrency.flights.limit=1",
+            "breakwater.limits.concurrency.flights.max-queue=10",
+            "breakwater.limits.concurrency.flights.max-queue-per-task=1",
+            "breakwater.limits.rate.openai.requests=1",
+            "breakwater.limits.rate.openai.max-queue=10",
+            "breakwater.limits.rate.openai.max-queue-per-task=1",
+            "breakwater.limits.rate.openai.max-wait=5m")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          Limits limits = context.getBean(Limits.class);
+          Sinks.Empty<Void> holder = Sinks.empty();
+          holder.asMono().transformDeferred(limitedBy(limits.concurrency("flights"))).subscribe();
+          assertThat(Mono.just("first").transformDeferred(throttledBy(limits.rate("openai")))
+              .block(Duration.ofSeconds(5))).as("the rate limit's only request of the minute").isEqualTo("first");
+
+          // the second call of one task is refused with 9 places left in the queue (5 by default)
+          StepVerifier.create(twoCallsOfOneTask(limitedBy(limits.concurrency("flights"))))
+              .assertNext(refusal -> assertThat(refusal).contains("already has 1 calls waiting"))
+              .thenCancel().verify(Duration.ofSeconds(5));
+          StepVerifier.create(twoCallsOfOneTask(throttledBy(limits.rate("openai"))))
+              .assertNext(refusal -> assertThat(refusal).contains("already has 1 calls waiting"))
+              .thenCancel().verify(Duration.ofSeconds(5));
+          holder.tryEmitEmpty();
+        });
+  }
+
+  /** Two calls of one agent task through {@code limit}: a refusal's reason and message, or the call's value. */
+  private static Flux<String> twoCallsOfOneTask(Function<Publisher<String>, Publisher<String>> limit) {
+    return Flux.range(0, 2)
+        .flatMap(i -> Mono.just("call " + i).transformDeferred(limit)
+            .onErrorResume(LimitExceededException.class, e -> Mono.just(e.reason() + ": " + e.getMessage())))
+        .transformDeferred(withTaskBudget(TaskBudget.builder(Duration.ofHours(1)).build()));
+  }
+
+  @Test
+  void aMaxQueuePerTaskOverMaxQueueNamesTheLimit() {
+    runner.withPropertyValues("breakwater.limits.rate.openai.requests=60",
+            "breakwater.limits.rate.openai.max-queue=4",
+            "breakwater.limits.rate.openai.max-queue-per-task=5")
+        .run(context -> {
+          InvalidPropertiesException e = ValidationIT.refusal(context.getStartupFailure());
+          assertThat(e.property()).isEqualTo("breakwater.limits.rate.openai");
+          assertThat(e.reason()).contains("maxQueuePerTask is 5: give 1 to maxQueue (4)");
         });
   }
 

@@ -10,9 +10,11 @@ import io.breakwater.idempotency.IdempotencyKey;
 import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.internal.boot.BreakwaterAutoConfiguration;
+import io.breakwater.internal.boot.InvalidPropertiesException;
 import io.breakwater.internal.boot.BreakwaterWebClientAutoConfiguration;
 import io.breakwater.spring.webflux.BreakwaterExchangeFilter;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,6 +24,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
@@ -95,6 +98,73 @@ class WebClientFilterAutoConfigurationTest {
       assertThat(sent.get(0).headers().containsHeader("Idempotency-Key")).as("the plain key, naming the tenant")
           .isFalse();
     });
+  }
+
+  /** A base64 secret of 32 bytes, as {@code openssl rand -base64 32} prints one. */
+  private static final String KEY_SECRET = Base64.getEncoder().encodeToString(new byte[32]);
+
+  /** What a Boot-built client sent as the key for a transfer posted to {@code url}; {@code null}: no header. */
+  private String keySentTo(ApplicationContext context, String url, IdempotencyKey key) {
+    sent.clear();
+    Mono<String> call = context.getBean(WebClient.Builder.class).exchangeFunction(rateLimited).build()
+        .post().uri(url).retrieve().bodyToMono(String.class)
+        .transformDeferred(idempotentBy(key, context.getBean(IdempotencyPolicy.class), String.class));
+    StepVerifier.create(call).expectError(HttpStatusException.class).verify(Duration.ofSeconds(30));
+    assertThat(sent).hasSize(1);
+    return sent.get(0).headers().getFirst("Idempotency-Key");
+  }
+
+  /** Issue 36 (security 4): the key goes to the hosts listed, in its keyed form only, and to no other host. */
+  @Test
+  void theKeyGoesOnlyToTheListedHostsAndOnlyInItsKeyedForm() {
+    runner.withPropertyValues("breakwater.idempotency.send-key-to-hosts=payments.test,API.Stripe.com",
+            "breakwater.idempotency.key-secret=" + KEY_SECRET)
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          IdempotencyKey transfer = IdempotencyKey.builder("bank.transfer").namespace("acme-bank")
+              .args(Map.of("pin", "1234")).build();
+          String keyed = context.getBean(IdempotencyPolicy.class).sentKey(transfer);
+
+          assertThat(keySentTo(context, "http://payments.test/transfer", transfer)).isEqualTo(keyed)
+              .matches("[0-9a-f]{64}").doesNotContain("acme-bank").doesNotContain(transfer.fingerprint());
+          assertThat(keySentTo(context, "https://api.stripe.com/v1/charges",
+              IdempotencyKey.explicit("bank.transfer", "t-2", 1))).isNotNull();
+          assertThat(keySentTo(context, "http://third-party.test/transfer",
+              IdempotencyKey.explicit("bank.transfer", "t-3", 1))).as("a host not listed").isNull();
+        });
+  }
+
+  @Test
+  void twoInstancesWithTheSameKeySecretSendTheSameValueForTheSameKey() {
+    IdempotencyKey key = IdempotencyKey.explicit("acme-bank", "bank.transfer", "t-1", Map.of("amount", 10));
+    ApplicationContextRunner instance = runner.withPropertyValues(
+        "breakwater.idempotency.send-key-to-hosts=payments.test", "breakwater.idempotency.key-secret=" + KEY_SECRET);
+    List<String> values = new CopyOnWriteArrayList<>();
+    instance.run(first -> values.add(keySentTo(first, "http://payments.test/transfer", key)));
+    instance.run(second -> values.add(keySentTo(second, "http://payments.test/transfer", key)));
+
+    assertThat(values).hasSize(2).doesNotContainNull();
+    assertThat(values.get(1)).as("the second instance, its own in-memory store").isEqualTo(values.get(0));
+  }
+
+  @Test
+  void sendingTheKeyWithoutAKeySecretFailsStartUpSayingWhatToSet() {
+    runner.withPropertyValues("breakwater.idempotency.send-key-to-hosts=payments.test").run(context -> {
+      InvalidPropertiesException e = ValidationIT.refusal(context.getStartupFailure());
+      assertThat(e.property()).isEqualTo("breakwater.idempotency.key-secret");
+      assertThat(e.reason()).contains("send-key-to-hosts is").contains("the same on every instance");
+    });
+  }
+
+  @Test
+  void aKeyHostThatIsNotAHostNameFailsStartUpNamingTheProperty() {
+    runner.withPropertyValues("breakwater.idempotency.send-key-to-hosts=https://api.stripe.com",
+            "breakwater.idempotency.key-secret=" + KEY_SECRET)
+        .run(context -> {
+          InvalidPropertiesException e = ValidationIT.refusal(context.getStartupFailure());
+          assertThat(e.property()).isEqualTo("breakwater.idempotency.send-key-to-hosts");
+          assertThat(e.reason()).contains("'https://api.stripe.com' is not a host name: give the host only");
+        });
   }
 
   @Test

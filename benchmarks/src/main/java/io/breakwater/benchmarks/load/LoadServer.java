@@ -24,7 +24,9 @@ import reactor.netty.http.server.HttpServerResponse;
  * {@code mode} = {@code healthy} (default), {@code stall} (after {@code stallAfter} tokens, only silence),
  * {@code heartbeat} (only {@code : ping} comments), {@code 5xx} (503), {@code 429} (with {@code Retry-After: 1});
  * {@code tokens}, {@code gapMs} between tokens, {@code firstMs} before the first, {@code firstStallPct} (the share of
- * requests that send headers and then nothing). On {@code POST /tool}: {@code latencyMs}, {@code failPct} (503s).
+ * requests that send headers and then nothing), {@code failPct} (the share of requests answered 503). On
+ * {@code POST /tool}: {@code latencyMs}, {@code failPct} (503s), {@code stallPct} (requests never answered, until the
+ * client gives up).
  */
 public final class LoadServer {
 
@@ -93,6 +95,9 @@ public final class LoadServer {
       events = Flux.interval(Duration.ofMillis(script.number("gapMs", 500))).map(i -> ": ping\n\n");
     } else if ("stall".equals(mode)) {
       events = tokens(script, (int) script.number("stallAfter", 3), false).concatWith(Flux.never());
+    } else if (ThreadLocalRandom.current().nextInt(100) < script.number("failPct", 0)) {
+      count("stream.failed");
+      return body.then(res.status(503).sendString(Mono.just("{\"error\":{\"message\":\"overloaded\"}}")).then());
     } else if (ThreadLocalRandom.current().nextInt(100) < script.number("firstStallPct", 0)) {
       count("stream.firstStall");
       events = Flux.never();
@@ -125,7 +130,12 @@ public final class LoadServer {
   private Mono<Void> tool(HttpServerRequest req, HttpServerResponse res) {
     Script script = Script.parse(req.requestHeaders().get("X-Load"));
     count("tool");
-    boolean fail = ThreadLocalRandom.current().nextInt(1000) < script.number("failPct", 0) * 10;
+    int draw = ThreadLocalRandom.current().nextInt(1000);
+    boolean fail = draw < script.number("failPct", 0) * 10;
+    if (!fail && draw < (script.number("failPct", 0) + script.number("stallPct", 0)) * 10) {
+      count("tool.stalled");
+      return req.receive().then().then(Mono.<Void>never()).doOnCancel(cancelledByClient::increment);
+    }
     Mono<Void> answer = fail
         ? res.status(503).sendString(Mono.just("{\"error\":\"unavailable\"}")).then()
         : res.header("Content-Type", "application/json").sendString(Mono.just("{\"ok\":true}")).then();

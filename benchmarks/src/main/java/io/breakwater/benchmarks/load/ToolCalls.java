@@ -76,7 +76,7 @@ final class ToolCalls {
   static Flux<Outcome> paced(Function<String, Mono<String>> call, int perSecond, Duration duration) {
     long ticks = Math.max(1, duration.toMillis() / 10);
     long runStart = System.nanoTime();
-    return Flux.interval(Duration.ofMillis(10)).take(ticks)
+    return Flux.interval(Duration.ofMillis(10)).take(ticks).onBackpressureBuffer()
         .flatMap(tick -> Flux.range(0, share(perSecond, tick)), 1)
         .flatMap(i -> {
           long start = System.nanoTime();

@@ -55,6 +55,11 @@ public final class BreakerCore {
    */
   private static final VarHandle CORE;
 
+  /** A per-call timer firing at least this late (100 ms, many ticks of the timer wheel) shows our own starvation. */
+  static final long LATE_TIMER_NANOS = Saturating.nanos(SchedulerLag.DEFAULT_THRESHOLD);
+  /** How long after a late timer the breaker still takes timeouts for our own (5 s). */
+  static final long LATE_HOLD_NANOS = Saturating.nanos(SchedulerLag.DEFAULT_HOLD);
+
   static {
     try {
       CORE = MethodHandles.privateLookupIn(CircuitBreaker.class, MethodHandles.lookup())
@@ -124,6 +129,9 @@ public final class BreakerCore {
   private volatile int sampleMask;
   private static final int MAX_SAMPLE_MASK = 63;
   private final long denseNanos;
+
+  /** When a timeout whose timer fired late was last recorded; {@link Long#MIN_VALUE} if none has been. */
+  private volatile long lateTimerAt = Long.MIN_VALUE;
 
   private volatile Phase phase;
   private static final AtomicReferenceFieldUpdater<BreakerCore, Phase> PHASE =
@@ -320,21 +328,42 @@ public final class BreakerCore {
     };
   }
 
-  /** How an error ending a call counts: a failure, ignored, or a timeout that our own starvation caused. */
-  int outcomeOf(Throwable error) {
+  /**
+   * How an error ending a call at {@code now} counts: a failure, ignored, or a timeout that our own starvation caused
+   * ({@link #starved}).
+   */
+  int outcomeOf(Throwable error, long now) {
     FailureKind kind = classifier.classify(error);
     if (!counts(kind)) {
       return IGNORED;
     }
-    return kind == FailureKind.TIMEOUT && lag != null && lag.overloaded() ? LOCAL_OVERLOAD : FAILURE;
+    return kind == FailureKind.TIMEOUT && starved(error, now) ? LOCAL_OVERLOAD : FAILURE;
+  }
+
+  /**
+   * Whether a timeout ending a call at {@code now} was caused by our own starvation: its own per-call timer fired at
+   * least {@link #LATE_TIMER_NANOS} late ({@link LateTimer}), or one did within the {@link #LATE_HOLD_NANOS} before
+   * (starved, we also see answers late while our timers fire on time), or the {@link SchedulerLag} probe, if any, finds
+   * the scheduler starved.
+   */
+  private boolean starved(Throwable timeout, long now) {
+    if (lag != null && lag.overloaded()) {
+      return true;
+    }
+    if (LateTimer.lateness(timeout) >= LATE_TIMER_NANOS) {
+      lateTimerAt = now;
+      return true;
+    }
+    long since = lateTimerAt;
+    return since != Long.MIN_VALUE && now - since <= LATE_HOLD_NANOS;
   }
 
   /**
    * {@link #outcomeOf} for this breaker guarding a family: a timeout that a member tool's own tightened adaptive
    * timeout caused ({@link AdaptiveCut}) does not count, so that the family never opens on our cuts alone.
    */
-  int familyOutcomeOf(Throwable error, ContextView context) {
-    int outcome = outcomeOf(error);
+  int familyOutcomeOf(Throwable error, ContextView context, long now) {
+    int outcome = outcomeOf(error, now);
     return outcome == FAILURE && AdaptiveCut.cut(error, context) ? ADAPTIVE_CUT : outcome;
   }
 

@@ -133,10 +133,10 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
     if (DONE.compareAndSet(this, 0, 1)) {
       long now = guard.tool.observed(BreakerCore.now(clock));
       if (guard.family != null) {
-        guard.family.record(familyPhase, guard.family.familyOutcomeOf(t, actual.currentContext()), now, latency(now),
-            (flags & FAMILY_CLAIMED) != 0);
+        guard.family.record(familyPhase, guard.family.familyOutcomeOf(t, actual.currentContext(), now), now,
+            latency(now), (flags & FAMILY_CLAIMED) != 0);
       }
-      guard.tool.record(toolPhase, guard.tool.outcomeOf(t), now, latency(now), (flags & TOOL_CLAIMED) != 0);
+      guard.tool.record(toolPhase, guard.tool.outcomeOf(t, now), now, latency(now), (flags & TOOL_CLAIMED) != 0);
       actual.onError(t);
     } else {
       Operators.onErrorDropped(t, actual.currentContext());

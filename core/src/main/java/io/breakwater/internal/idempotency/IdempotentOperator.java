@@ -294,7 +294,8 @@ public final class IdempotentOperator<T> implements Function<Mono<T>, Mono<T>> {
             sent = true;
             return source;
           })
-          .contextWrite(Context.of(ContextKeys.IDEMPOTENCY_KEY, key, ContextKeys.IDEMPOTENCY_CONTEXT, lease))
+          .contextWrite(Context.of(ContextKeys.IDEMPOTENCY_KEY, key, ContextKeys.IDEMPOTENCY_SENT_KEY,
+              policy.sentKey(key), ContextKeys.IDEMPOTENCY_CONTEXT, lease))
           .map(Optional::of)
           .defaultIfEmpty(Optional.empty())
           .flatMap(this::onResult)

@@ -8,8 +8,9 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * HMAC-SHA-256 under a per-deployment secret, for what an idempotency store and logs see of a key: the store key, the
- * stored fingerprint, and a short tag for messages. Without the secret, none of them can be recomputed from guessed
+ * HMAC-SHA-256 under a per-deployment secret, for what an idempotency store, logs and dependencies see of a key: the
+ * store key, the stored fingerprint, a short tag for messages, and the value sent in an {@code Idempotency-Key}
+ * header. Without the secret, none of them can be recomputed from guessed
  * arguments. Each use clones a {@link Mac} made once, so no provider is looked up on a call's thread.
  */
 public final class KeyedHashes {
@@ -22,6 +23,7 @@ public final class KeyedHashes {
   private static final byte[] KEY = purpose("key");
   private static final byte[] FINGERPRINT = purpose("fingerprint");
   private static final byte[] TAG = purpose("tag");
+  private static final byte[] SENT = purpose("sent");
 
   private final Mac prototype;
   private final ThreadLocal<Mac> perThread = ThreadLocal.withInitial(this::cloneOfPrototype);
@@ -48,6 +50,14 @@ public final class KeyedHashes {
   /** {@code namespace:tool:#<8 hex digits>}: tells keys apart in messages and logs, and gives nothing away. */
   public String tag(IdempotencyKey key) {
     return key.namespace() + ":" + key.tool() + ":#" + hmac(TAG, key.value()).substring(0, TAG_HEX_DIGITS);
+  }
+
+  /**
+   * The key as a dependency is sent it: 64 hex digits, naming neither namespace nor tool, and neither the store key
+   * nor the tag (each purpose hashes apart).
+   */
+  public String sentKey(IdempotencyKey key) {
+    return hmac(SENT, key.value());
   }
 
   /** The purpose's name and a zero byte, which every hash starts with, so that no purpose's hash serves another. */

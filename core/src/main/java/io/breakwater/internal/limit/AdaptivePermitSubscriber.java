@@ -15,7 +15,7 @@ final class AdaptivePermitSubscriber<T> extends PermitSubscriber<T> {
   private boolean first;
   private long firstAt;
 
-  AdaptivePermitSubscriber(CoreSubscriber<? super T> actual, LocalConcurrencyLimit limit, boolean mono) {
+  AdaptivePermitSubscriber(CoreSubscriber<? super T> actual, LocalPermits limit, boolean mono) {
     super(actual, limit, mono);
     this.start = limit.now();
   }

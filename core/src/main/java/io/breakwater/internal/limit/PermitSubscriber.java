@@ -14,10 +14,10 @@ import reactor.core.CoreSubscriber;
  */
 class PermitSubscriber<T> extends PermitRelay<T> {
 
-  final LocalConcurrencyLimit limit;
+  final LocalPermits limit;
   final boolean mono;
 
-  PermitSubscriber(CoreSubscriber<? super T> actual, LocalConcurrencyLimit limit, boolean mono) {
+  PermitSubscriber(CoreSubscriber<? super T> actual, LocalPermits limit, boolean mono) {
     super(actual);
     this.limit = limit;
     this.mono = mono;

@@ -60,4 +60,11 @@ final class StoreOutage {
       }
     }
   }
+
+  /** What a limit's engine does when its store did not answer. */
+  @FunctionalInterface
+  interface Unreachable {
+    /** {@code error}: why; {@code null} while the store is left alone after an earlier outage. */
+    void didNotAnswer(@Nullable Throwable error);
+  }
 }

@@ -35,6 +35,10 @@ abstract class Turn {
   static final int CANCELLED = 3;
   static final int EXPIRED = 4;
 
+  /** How long the call may wait: the deadline in force or the limit's {@code maxWait}, whichever ends first. */
+  final long waitNanos;
+  private final boolean waits;
+
   private volatile int state;
   private static final AtomicIntegerFieldUpdater<Turn> STATE =
       AtomicIntegerFieldUpdater.newUpdater(Turn.class, "state");
@@ -50,6 +54,17 @@ abstract class Turn {
   /** The running call's subscription, once it is subscribed; cancelled by a caller that leaves after the claim. */
   @Nullable
   private volatile Subscription call;
+
+  /** {@code mayQueue}: whether the limit queues calls at all ({@code maxQueue} above zero). */
+  Turn(long waitNanos, boolean mayQueue) {
+    this.waitNanos = waitNanos;
+    this.waits = waitNanos > 0 && mayQueue;
+  }
+
+  /** Whether the call may wait for its turn, or must be refused when its permits are not there at once. */
+  final boolean waits() {
+    return waits;
+  }
 
   /**
    * Takes the turn out of its queue, by whoever moved it out of {@code WAITING} but the limit; called again when the
@@ -88,16 +103,16 @@ abstract class Turn {
   }
 
   /**
-   * Starts the wait's timer once the turn is queued: after {@code nanos}, a turn still waiting expires. A turn whose
-   * caller left while it was being queued (before it was in the queue to leave) leaves it now.
+   * Starts the wait's timer once the turn is queued: after {@link #waitNanos}, a turn still waiting expires. A turn
+   * whose caller left while it was being queued (before it was in the queue to leave) leaves it now.
    */
-  final void expireAfter(Scheduler scheduler, long nanos) {
+  final void expireAfter(Scheduler scheduler) {
     if (state == CANCELLED) {
       leaveQueue();
       return;
     }
     metrics().waited();
-    Disposable t = scheduler.schedule(this::expire, Saturating.delayNanos(nanos), TimeUnit.NANOSECONDS);
+    Disposable t = scheduler.schedule(this::expire, Saturating.delayNanos(waitNanos), TimeUnit.NANOSECONDS);
     timer = t;
     int now = state;
     if (now != WAITING) {
@@ -154,6 +169,12 @@ abstract class Turn {
 
   final boolean isWaiting() {
     return state == WAITING;
+  }
+
+  /** Whether the turn was granted (and maybe claimed) or refused already: nothing is left to wait for. */
+  final boolean isDecided() {
+    int now = state;
+    return now == GRANTED || now == CLAIMED || now == EXPIRED;
   }
 
   private void expire() {

@@ -9,12 +9,16 @@ import org.reactivestreams.tck.TestEnvironment;
 /** The Reactive Streams TCK's whitebox rules for the subscriber of a call that holds a concurrency permit. */
 public class PermitSubscriberTckTest extends SubscriberWhiteboxVerification<Integer> {
 
-  private final LocalConcurrencyLimit fixed = (LocalConcurrencyLimit) ConcurrencyLimit.fixed(1_000_000);
-  private final LocalConcurrencyLimit adaptive = (LocalConcurrencyLimit) ConcurrencyLimit.adaptive();
+  private final LocalPermits fixed = permits(ConcurrencyLimit.fixed(1_000_000));
+  private final LocalPermits adaptive = permits(ConcurrencyLimit.adaptive());
   private int created;
 
   public PermitSubscriberTckTest() {
     super(new TestEnvironment(1_000));   // generous: the build machine is shared and often loaded
+  }
+
+  private static LocalPermits permits(ConcurrencyLimit limit) {
+    return new LocalPermits(((ConcurrencyEngine) limit).settings(), () -> {});
   }
 
   @Override

@@ -37,13 +37,13 @@ class SharedConcurrencyLimitTest {
   }
 
   private ConcurrencyLimit instance(int limit, boolean failOpen) {
-    return new SharedConcurrencyLimit(new ConcurrencySettings("search", limit, null, Duration.ofSeconds(30), 1000,
+    return ConcurrencyEngine.shared(new ConcurrencySettings("search", limit, null, Duration.ofSeconds(30), 1000,
         FailureClassifier.defaults(), () -> clock),
         new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), failOpen), store);
   }
 
   private ConcurrencyLimit instance(int limit, Duration maxWait, int maxQueue) {
-    return new SharedConcurrencyLimit(new ConcurrencySettings("search", limit, null, maxWait, maxQueue,
+    return ConcurrencyEngine.shared(new ConcurrencySettings("search", limit, null, maxWait, maxQueue,
         FailureClassifier.defaults(), () -> clock),
         new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true), store);
   }
@@ -154,7 +154,7 @@ class SharedConcurrencyLimitTest {
         return store.renew(id, lease);
       }
     };
-    ConcurrencyLimit limit = new SharedConcurrencyLimit(new ConcurrencySettings("search", 1, null,
+    ConcurrencyLimit limit = ConcurrencyEngine.shared(new ConcurrencySettings("search", 1, null,
         Duration.ofSeconds(30), 1000, FailureClassifier.defaults(), () -> clock),
         new SharedSettings(Duration.ofSeconds(30), Duration.ofSeconds(3), Duration.ofSeconds(1), true), slowRelease);
     TestPublisher<String> holder = TestPublisher.create();
@@ -271,7 +271,7 @@ class SharedConcurrencyLimitTest {
         throw new AssertionError("a worker (Flux.interval's periodic task)");
       }
     };
-    ConcurrencyLimit limit = new SharedConcurrencyLimit(new ConcurrencySettings("search", 1, null,
+    ConcurrencyLimit limit = ConcurrencyEngine.shared(new ConcurrencySettings("search", 1, null,
         Duration.ofSeconds(30), 1000, FailureClassifier.defaults(), () -> oneShotOnly),
         new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true), store);
     TestPublisher<String> call = TestPublisher.create();
@@ -408,7 +408,7 @@ class SharedConcurrencyLimitTest {
   @Test
   void anInstanceAsksTheStoreForOnePermitAtATimeAndLosesNoneWhenAnswersComeLater() {
     AnsweringPermitStore later = new AnsweringPermitStore();
-    ConcurrencyLimit limit = new SharedConcurrencyLimit(new ConcurrencySettings("search", 1, null,
+    ConcurrencyLimit limit = ConcurrencyEngine.shared(new ConcurrencySettings("search", 1, null,
         Duration.ofSeconds(30), 1000, FailureClassifier.defaults(), () -> clock),
         new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true), later);
     List<TestPublisher<String>> calls = List.of(TestPublisher.create(), TestPublisher.create(),

@@ -41,7 +41,7 @@ class SharedLimitGrantRaceTest {
   @Test
   void aConcurrencyPermitAnsweredWhileItsCallerLeavesIsGivenBackExactlyOnce() {
     AnsweringPermitStore store = new AnsweringPermitStore();
-    ConcurrencyLimit limit = new SharedConcurrencyLimit(new ConcurrencySettings("search", 1, null,
+    ConcurrencyLimit limit = ConcurrencyEngine.shared(new ConcurrencySettings("search", 1, null,
         Duration.ofSeconds(30), 10, FailureClassifier.defaults(), () -> clock),
         new SharedSettings(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(30), true), store);
     for (int round = 0; round < ROUNDS; round++) {
@@ -59,7 +59,7 @@ class SharedLimitGrantRaceTest {
     RateSettings settings = new RateSettings("openai", 1_000_000, Duration.ofMinutes(1), 1_000_000_000,
         Duration.ofMinutes(1), ProviderRateLimits.all(), Duration.ofSeconds(30), 10, () -> clock);
     TakenByTheTest store = new TakenByTheTest(new FakeBucketStore(clock, settings));
-    RateLimit limit = new SharedRateLimit(settings, new SharedSettings(Duration.ofSeconds(30), Duration.ofSeconds(30),
+    RateLimit limit = RateEngine.shared(settings, new SharedSettings(Duration.ofSeconds(30), Duration.ofSeconds(30),
         Duration.ofSeconds(30), true), store);
     AtomicInteger sent = new AtomicInteger();
     Mono<Object> call = Mono.never().doOnSubscribe(s -> sent.incrementAndGet());

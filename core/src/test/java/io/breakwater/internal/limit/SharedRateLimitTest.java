@@ -40,7 +40,7 @@ class SharedRateLimitTest {
   }
 
   private RateLimit instance(boolean failOpen) {
-    return new SharedRateLimit(settings, new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3),
+    return RateEngine.shared(settings, new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3),
         Duration.ofMillis(50), failOpen), store);
   }
 
@@ -163,7 +163,7 @@ class SharedRateLimitTest {
   }
 
   private RateLimit instance(RateSettings settings, BucketStore store) {
-    return new SharedRateLimit(settings, new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3),
+    return RateEngine.shared(settings, new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3),
         Duration.ofMillis(50), true), store);
   }
 
@@ -335,7 +335,7 @@ class SharedRateLimitTest {
 
   @Test
   void aFullQueueRefusesTheNextCallAtOnce() {
-    RateLimit limit = new SharedRateLimit(new RateSettings("openai", 60, Duration.ofMinutes(1), 6_000,
+    RateLimit limit = RateEngine.shared(new RateSettings("openai", 60, Duration.ofMinutes(1), 6_000,
         Duration.ofMinutes(1), ProviderRateLimits.all(), Duration.ofSeconds(50), 1, () -> clock),
         new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true), store);
     ranAt(limit, 1, 6_000);
@@ -384,7 +384,7 @@ class SharedRateLimitTest {
 
   @Test
   void oneTaskQueueingManyCallsDoesNotStarveAnotherTasksCall() {
-    RateLimit limit = new SharedRateLimit(new RateSettings("openai", 60, Duration.ofMinutes(1), -1, null,
+    RateLimit limit = RateEngine.shared(new RateSettings("openai", 60, Duration.ofMinutes(1), -1, null,
         ProviderRateLimits.all(), Duration.ofMinutes(1), 1000, () -> clock),
         new SharedSettings(Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(50), true),
         new FakeBucketStore(clock, new RateSettings("openai", 60, Duration.ofMinutes(1), -1, null,

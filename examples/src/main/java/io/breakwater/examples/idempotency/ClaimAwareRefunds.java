@@ -54,7 +54,7 @@ public final class ClaimAwareRefunds {
     IdempotencyKey key = IdempotencyKey.explicit("payments.refund", orderId, orderId);
     Mono<String> refund = Mono.deferContextual(ctx -> {
       IdempotencyContext claim = IdempotencyContext.current(ctx).orElseThrow();
-      String downstreamKey = policy.storeKey(key);            // the payment API deduplicates on it too
+      String downstreamKey = policy.sentKey(key);             // the payment API deduplicates on it too
       if (!claim.stillOwner()) {
         return Mono.error(new IllegalStateException("lease at risk: not paying"));   // a retry asks again
       }

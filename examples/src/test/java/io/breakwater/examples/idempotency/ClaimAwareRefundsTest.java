@@ -51,7 +51,7 @@ class ClaimAwareRefundsTest {
     IdempotencyPolicy same = IdempotencyPolicy.builder(store).keySecret(SECRET).build();
     IdempotencyKey key = IdempotencyKey.explicit("payments.refund", "o-2", "o-2");
     store.claim(same.storeKey(key), same.storeFingerprint(key), "dead-owner", Duration.ofSeconds(30)).block();
-    byKey.put(same.storeKey(key), "refund of o-2 (by the dead owner)");
+    byKey.put(same.sentKey(key), "refund of o-2 (by the dead owner)");
     clock.advanceTimeBy(Duration.ofSeconds(31));
 
     StepVerifier.create(service.refund("o-2")).expectNext("refund of o-2 (by the dead owner)").verifyComplete();

@@ -189,6 +189,13 @@ final class FromProperties {
       ifSet(i.longestRetryWindow(), b::longestRetryWindow);
       if (i.keySecret() != null) {
         b.keySecret(checked("breakwater.idempotency.key-secret", () -> keySecret(i.keySecret())));
+      } else if (!i.sendKeyToHosts().isEmpty()) {
+        throw new InvalidPropertiesException("breakwater.idempotency.key-secret", "is not set, and "
+            + "breakwater.idempotency.send-key-to-hosts is: the key goes out as an HMAC-SHA-256 under this secret, and "
+            + "without it each instance (and each restart) would draw its own, so the dependency could not tell a "
+            + "retry sent by another instance from a new request. Set it to 32 or more random bytes in base64 "
+            + "(`openssl rand -base64 32`), the same on every instance, from your secret store, e.g. the environment "
+            + "variable BREAKWATER_IDEMPOTENCY_KEYSECRET", null);
       } else if (!(store instanceof InMemoryIdempotencyStore)) {
         throw new InvalidPropertiesException("breakwater.idempotency.key-secret", "is not set, and the store is "
             + store.getClass().getSimpleName() + ": keys in a shared store are HMAC-SHA-256 hashes under a secret "
@@ -254,6 +261,7 @@ final class FromProperties {
       }
       ifSet(s.maxWait(), b::maxWait);
       ifSet(s.maxQueue(), b::maxQueue);
+      ifSet(s.maxQueuePerTask(), b::maxQueuePerTask);
       return b.build();
     });
   }
@@ -273,6 +281,7 @@ final class FromProperties {
       });
       ifSet(s.maxWait(), b::maxWait);
       ifSet(s.maxQueue(), b::maxQueue);
+      ifSet(s.maxQueuePerTask(), b::maxQueuePerTask);
       return b.build();
     });
   }

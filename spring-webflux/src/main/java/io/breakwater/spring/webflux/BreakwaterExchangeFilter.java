@@ -38,9 +38,10 @@ import reactor.util.context.ContextView;
  *       from the Reactor Context when the request goes out, so a retry tells the server its own, shorter budget and
  *       an attempt inside {@code perCallTimeout()} tells the attempt's budget;</li>
  *   <li>the idempotency key in force ({@code Idempotency-Key}, see {@link IdempotencyKeyHeader}) inside
- *       {@code idempotentBy}, so that the dependency can dedupe too: to every host by default, or only to the hosts
- *       given to {@link Builder#idempotencyKeyHosts} (the key names the namespace and tool, and a derived key holds an
- *       unkeyed hash of the arguments: send it only to the dependencies that dedupe on it).</li>
+ *       {@code idempotentBy}, so that the dependency can dedupe too: its keyed form only (an HMAC-SHA-256 under the
+ *       idempotency policy's secret, {@code IdempotencyPolicy.sentKey}), never the plain key with its tenant, tool
+ *       and arguments' hash; to every host by default, or only to the hosts given to
+ *       {@link Builder#idempotencyKeyHosts} (send it only to the dependencies that dedupe on it).</li>
  * </ul>
  *
  * <p>A header the request already has is left as it is. Requests outside a deadline or {@code idempotentBy} go
@@ -163,16 +164,34 @@ public final class BreakwaterExchangeFilter implements ExchangeFilterFunction {
     private Builder() {}
 
     /**
-     * Sends the idempotency key only to requests for these hosts (compared without case, e.g.
-     * {@code api.stripe.com}); none: never. Default: every host. The Spring Boot starter's filter sends it to none.
+     * Sends the idempotency key only to requests for these hosts (exact host names, compared without case, e.g.
+     * {@code api.stripe.com}; no scheme, port, path or wildcard); none: never. Default: every host. The Spring Boot
+     * starter's filter sends it to the hosts of {@code breakwater.idempotency.send-key-to-hosts}, none by default.
+     *
+     * @throws IllegalArgumentException for an entry that is not a host name, saying what to give instead
      */
     public Builder idempotencyKeyHosts(Collection<String> hosts) {
       Set<String> lower = new HashSet<>();
       for (String host : hosts) {
-        lower.add(Objects.requireNonNull(host, "host").toLowerCase(Locale.ROOT));
+        lower.add(checkedHost(Objects.requireNonNull(host, "host")).toLowerCase(Locale.ROOT));
       }
       this.idempotencyKeyHosts = Set.copyOf(lower);
       return this;
+    }
+
+    /** {@code host} if it is a host name, an IPv4 address or a bracketed IPv6 address, as a request URL has it. */
+    private static String checkedHost(String host) {
+      boolean name = !host.isEmpty() && Character.isLetterOrDigit(host.charAt(0))
+          && host.chars().allMatch(c -> c < 0x80 && (Character.isLetterOrDigit(c) || c == '.' || c == '-' || c == '_'));
+      boolean ipv6 = host.length() > 2 && host.startsWith("[") && host.endsWith("]")
+          && host.substring(1, host.length() - 1).chars().allMatch(c -> c < 0x80
+              && (Character.digit(c, 16) >= 0 || c == ':' || c == '.'));
+      if (!name && !ipv6) {
+        throw new IllegalArgumentException("idempotency key host '" + host + "' is not a host name: give the host "
+            + "only, as in the request's URL (e.g. api.stripe.com, 10.0.0.7 or [::1]), without scheme, port, path or "
+            + "wildcard");
+      }
+      return host;
     }
 
     /** The header that carries the time left; default {@link DeadlineHeader#standard()}. */

@@ -14,6 +14,7 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.http.IdempotencyKeyHeader;
 import io.breakwater.idempotency.IdempotencyKey;
+import io.breakwater.idempotency.IdempotencyPolicy;
 import io.breakwater.idempotency.IdempotencyStore;
 import io.breakwater.idempotency.SideEffect;
 import io.breakwater.retry.Backoff;
@@ -44,6 +45,10 @@ import reactor.netty.tcp.TcpServer;
 
 /** A real WebClient with the filter against loopback servers that answer statuses, stall and break off. */
 class BreakwaterExchangeFilterIT {
+
+  /** The idempotency policy of the calls: a known secret, so the expected header value can be computed. */
+  private final IdempotencyPolicy policy = IdempotencyPolicy.builder(IdempotencyStore.inMemory())
+      .keySecret(new byte[32]).build();
 
   private DisposableServer server;
   private final List<HttpServerRequest> requests = new CopyOnWriteArrayList<>();
@@ -190,12 +195,43 @@ class BreakwaterExchangeFilterIT {
 
     String receipt = http.post().uri("/charges").bodyValue("{}").retrieve().bodyToMono(String.class)
         .transformDeferred(retryWithBudget(retry))
-        .transformDeferred(idempotentBy(key, IdempotencyStore.inMemory(), String.class))
+        .transformDeferred(idempotentBy(key, policy, String.class))
         .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE))   // retried after a 503: the key went out
         .block(Duration.ofSeconds(10));
 
     assertThat(receipt).isEqualTo("receipt-1");
-    assertThat(requests).extracting(r -> header(r, "Idempotency-Key")).containsExactly(key.value(), key.value());
+    assertThat(requests).extracting(r -> header(r, "Idempotency-Key"))
+        .containsExactly(policy.sentKey(key), policy.sentKey(key));
+  }
+
+  /**
+   * Issue 36 (security 4): the key named the tenant and carried an unkeyed SHA-256 of the arguments, from which a
+   * 4-digit PIN was recovered with 10 000 hashes; only its keyed form goes out now.
+   */
+  @Test
+  void thePlainKeyNeverLeavesTheProcessOnlyItsKeyedForm() {
+    WebClient http = serve((n, res) -> res.sendString(Mono.just("ok")));
+    IdempotencyKey key = IdempotencyKey.builder("bank.transfer").namespace("acme-bank")
+        .args(Map.of("pin", "1234", "to", "DE02")).build();
+
+    http.post().uri("/transfers").retrieve().bodyToMono(String.class)
+        .transformDeferred(idempotentBy(key, policy, String.class))
+        .block(Duration.ofSeconds(5));
+
+    assertThat(header(requests.get(0), "Idempotency-Key")).isEqualTo(policy.sentKey(key)).matches("[0-9a-f]{64}")
+        .doesNotContain("acme-bank").doesNotContain("bank.transfer").doesNotContain(key.fingerprint());
+  }
+
+  @Test
+  void aKeyHostThatIsNotAHostNameIsRefusedSayingWhatToGive() {
+    for (String bad : List.of("https://api.stripe.com", "api.stripe.com:443", "api.stripe.com/v1", "*.stripe.com",
+        "", " api.stripe.com", ".stripe.com")) {
+      assertThatThrownBy(() -> BreakwaterExchangeFilter.builder().idempotencyKeyHosts(List.of(bad)))
+          .as(bad).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("is not a host name: give the host only");
+    }
+    assertThat(BreakwaterExchangeFilter.builder()
+        .idempotencyKeyHosts(List.of("api.stripe.com", "10.0.0.7", "[::1]", "my_host.internal")).build()).isNotNull();
   }
 
   /** Issue 36 (security 4): the key goes only to the hosts it was given for, compared without case. */
@@ -214,12 +250,12 @@ class BreakwaterExchangeFilterIT {
       http.post().uri("/charges").retrieve().bodyToMono(String.class)
           .transformDeferred(call -> Mono.deferContextual(ctx -> call.doOnSuccess(ok ->
               marked.set(io.breakwater.idempotency.IdempotencyContext.current(ctx).orElseThrow().keysSent()))))
-          .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", "order-" + hosts, 1),
-              IdempotencyStore.inMemory(), String.class))
+          .transformDeferred(idempotentBy(IdempotencyKey.explicit("payments.charge", "order-" + hosts, 1), policy,
+              String.class))
           .block(Duration.ofSeconds(5));
       boolean sent = hosts.contains("127.0.0.1");
       assertThat(header(requests.get(requests.size() - 1), "Idempotency-Key")).as("hosts %s", hosts)
-          .isEqualTo(sent ? IdempotencyKey.explicit("payments.charge", "order-" + hosts, 1).value() : null);
+          .isEqualTo(sent ? policy.sentKey(IdempotencyKey.explicit("payments.charge", "order-" + hosts, 1)) : null);
       assertThat(marked).as("the attempt is marked as having sent the key only when it did").hasValue(sent ? 1 : 0);
     }
   }
@@ -256,11 +292,11 @@ class BreakwaterExchangeFilterIT {
     IdempotencyKey key = IdempotencyKey.explicit("t", "k", Map.of());
 
     http.get().uri("/").retrieve().bodyToMono(String.class)
-        .transformDeferred(idempotentBy(key, IdempotencyStore.inMemory(), String.class))
+        .transformDeferred(idempotentBy(key, policy, String.class))
         .transformDeferred(withDeadline(Duration.ofSeconds(10)))
         .block(Duration.ofSeconds(5));
 
     assertThat(header(requests.get(0), "grpc-timeout")).isNotNull();
-    assertThat(header(requests.get(0), "X-Request-Key")).isEqualTo(key.value());
+    assertThat(header(requests.get(0), "X-Request-Key")).isEqualTo(policy.sentKey(key));
   }
 }
