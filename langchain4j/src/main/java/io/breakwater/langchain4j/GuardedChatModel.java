@@ -7,6 +7,7 @@ import dev.langchain4j.model.chat.listener.ChatModelListener;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import io.breakwater.internal.BlockingCall;
 import io.breakwater.stream.llm.LlmGuard;
 import java.util.List;
 import java.util.Objects;
@@ -34,8 +35,7 @@ public final class GuardedChatModel implements ChatModel {
   @Override
   public ChatResponse chat(ChatRequest request) {
     Objects.requireNonNull(request, "request");
-    Mono<ChatResponse> attempt = Mono.fromCallable(() -> delegate.chat(request))
-        .subscribeOn(guard.blockingCalls())
+    Mono<ChatResponse> attempt = BlockingCall.on(guard.blockingCalls(), () -> delegate.chat(request))
         .onErrorMap(error -> ModelStream.classifiable(error, null));
     try {
       ChatResponse response = guard.call(attempt).block();

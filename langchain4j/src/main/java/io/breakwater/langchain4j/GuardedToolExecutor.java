@@ -13,6 +13,7 @@ import io.breakwater.agent.Fallbacks;
 import io.breakwater.agent.Tool;
 import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.agent.ToolOutcome;
+import io.breakwater.internal.BlockingCall;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
@@ -112,8 +113,8 @@ final class GuardedToolExecutor implements ToolExecutor {
       Scheduler blockingCalls) {
 
     Mono<String> run() {
-      return Mono.fromCallable(() -> delegate.executeWithContext(request, invocation).resultText())
-          .subscribeOn(blockingCalls);   // the executor may block: never on the thread of a timer or a retry
+      // the executor may block: never on the thread of a timer or a retry; a cut call's failure ends quietly
+      return BlockingCall.on(blockingCalls, () -> delegate.executeWithContext(request, invocation).resultText());
     }
   }
 }

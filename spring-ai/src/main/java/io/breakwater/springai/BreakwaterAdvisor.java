@@ -1,5 +1,6 @@
 package io.breakwater.springai;
 
+import io.breakwater.internal.BlockingCall;
 import io.breakwater.limit.CallWeight;
 import io.breakwater.stream.llm.LlmGuard;
 import java.time.Duration;
@@ -130,7 +131,7 @@ public final class BreakwaterAdvisor implements CallAdvisor, StreamAdvisor {
   public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
     Objects.requireNonNull(request, "request");
     Mono<ChatClientResponse> attempt = Mono.from(attempt(request,
-        tagged -> Mono.fromCallable(() -> chain.copy(this).nextCall(tagged)).subscribeOn(guard.blockingCalls())));
+        tagged -> BlockingCall.on(guard.blockingCalls(), () -> chain.copy(this).nextCall(tagged))));
     try {
       ChatClientResponse response = guard.call(attempt, weight(request)).block();
       if (response == null) {

@@ -7,10 +7,10 @@ import io.breakwater.agent.Fallbacks;
 import io.breakwater.agent.Tool;
 import io.breakwater.agent.ToolDescriptor;
 import io.breakwater.agent.ToolOutcome;
+import io.breakwater.internal.BlockingCall;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.model.ToolContext;
@@ -93,10 +93,7 @@ public final class BreakwaterToolCallback implements ToolCallback {
     }
     Function<Map<String, Object>, Mono<String>> call = args -> Mono.deferContextual(ctx -> {
       Invocation invocation = ctx.get(INVOCATION);
-      AtomicBoolean cancelled = new AtomicBoolean();
-      return Mono.fromCallable(() -> invocation.callUnless(cancelled))
-          .subscribeOn(Schedulers.boundedElastic())
-          .doOnCancel(() -> cancelled.set(true));   // set before subscribeOn interrupts the tool's thread
+      return BlockingCall.on(Schedulers.boundedElastic(), invocation::call);   // a cut tool's failure ends quietly
     }).onErrorMap(ToolExecutionException.class, e -> e.getCause() != null ? e.getCause() : e);
     return new BreakwaterToolCallback(callback, Tool.of(descriptor, call, String.class));
   }
@@ -216,21 +213,6 @@ public final class BreakwaterToolCallback implements ToolCallback {
   private record Invocation(ToolCallback callback, String input, @Nullable ToolContext toolContext) {
     String call() {
       return toolContext == null ? callback.call(input) : callback.call(input, toolContext);
-    }
-
-    /**
-     * The callback's result; when the attempt was cancelled (a timeout interrupts the thread), no result and no error:
-     * the failure of an interrupted tool would otherwise reach Reactor's dropped-error log after every cut.
-     */
-    @Nullable String callUnless(AtomicBoolean cancelled) {
-      try {
-        return call();
-      } catch (RuntimeException e) {
-        if (cancelled.get()) {
-          return null;
-        }
-        throw e;
-      }
     }
   }
 }
