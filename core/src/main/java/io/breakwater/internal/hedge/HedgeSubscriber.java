@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
+import io.breakwater.internal.deadline.GatedTimer;
 import io.breakwater.internal.deadline.TimerWheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -40,17 +41,18 @@ import reactor.util.context.Context;
  * fails ({@link #active} drops to zero) the call fails with that error at once, and no hedge starts after that: a
  * hedge is not a retry.
  *
- * <p><b>Hedges.</b> One timer per call, armed after the primary was subscribed (a call that answers during its
- * subscription arms none), re-armed for each further hedge. The timer is this subscriber, filed in the same
- * {@link TimerWheel} as deadlines: arming and cancelling it costs a few pointer writes, not a task on the scheduler. When it fires, the hedge reserves a place among the
- * attempts in flight (refused once the call is failing), takes a token from the policy's budget (refused: no more
- * hedges for this call), and subscribes to the source again or to its alternate.
+ * <p><b>Hedges.</b> One timer per call, armed by the gate of {@link GatedTimer} once the primary was subscribed (a
+ * call that answers during its subscription arms none), re-armed for each further hedge. The timer is this
+ * subscriber, filed in the same {@link TimerWheel} as deadlines: arming and cancelling it costs a few pointer writes,
+ * not a task on the scheduler. When it fires, the hedge reserves a place among the attempts in flight (refused once
+ * the call is failing), takes a token from the policy's budget (refused: no more hedges for this call), and subscribes
+ * to the source again or to its alternate.
  *
  * <p><b>Delivery.</b> Before the race is decided attempts are asked for one item at a time, whatever the downstream
  * demand. The winner's prefix and first content item are then drained under the downstream demand; after that,
  * demand goes straight to the winner and its signals straight downstream.
  */
-final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription, Scannable {
+final class HedgeSubscriber<T> extends TimerWheel.Timer<T> implements Scannable {
 
   static final int RACING = -1;
   static final int FAILED = -2;
@@ -58,7 +60,6 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   /** Items an attempt may send before its first content item. */
   static final int MAX_PREFIX = 256;
 
-  final CoreSubscriber<? super T> actual;
   final HedgeRuntime policy;
   @Nullable
   final Predicate<? super T> isContent;
@@ -76,9 +77,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
    */
   @Nullable
   private final TimerWheel wheel;
-  /** The thread that subscribes the call. */
-  private final Thread subscribing;
-  /** The primary attempt is being subscribed; written and read on {@link #subscribing} only. */
+  /** The primary attempt is being subscribed; written and read on the subscribing thread only. */
   private boolean primaryStarted;
 
   @Nullable
@@ -86,8 +85,11 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   /** Hedges started; written by the timer only. */
   private volatile int started;
   private volatile boolean refused;
-  /** When the call started on the scheduler's clock, for events and the primary's latency. */
-  private long startNanos = Long.MIN_VALUE;
+  /**
+   * When the call started on the scheduler's clock, for the hedge timer, events and the primary's latency: read only
+   * when the call hedges or times its latency, which is when it is set.
+   */
+  private long startNanos;
 
   volatile int winner = RACING;
   @SuppressWarnings("rawtypes")
@@ -151,7 +153,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
 
   HedgeSubscriber(CoreSubscriber<? super T> actual, HedgeOperator<T> operator, Publisher<? extends T> source,
       Scheduler scheduler, long step, boolean mono) {
-    this.actual = actual;
+    super(actual);
     this.policy = operator.policy;
     this.isContent = mono ? null : operator.isContent;
     this.alternates = operator.alternates;
@@ -159,38 +161,44 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     this.scheduler = scheduler;
     this.step = step;
     this.wheel = step >= 0 ? TimerWheel.of(scheduler) : null;
-    this.subscribing = Thread.currentThread();
     this.mono = mono;
     this.context = actual.currentContext().put(ContextKeys.HEDGED, Boolean.TRUE);
     this.primary = new Attempt<>(this, 0);
   }
 
-  /** Subscribes the primary attempt, then arms the hedge timer unless the call has already answered. */
+  /**
+   * Subscribes the primary attempt (this subscriber has been passed down already), then the arming gate arms the hedge
+   * timer unless the call has already answered.
+   */
   void start() {
     if (winner != RACING) {
       return;
     }
-    long now = Long.MIN_VALUE;
     if (policy.latency != null || step >= 0) {
-      now = scheduler.now(TimeUnit.NANOSECONDS);
-    }
-    if (policy.latency != null) {
+      long now = scheduler.now(TimeUnit.NANOSECONDS);
       startNanos = now;
       primary.startNanos = now;
     }
     primaryStarted = true;
+    downstreamSubscribed();
     Lift.subscribeUpstream(source, primary);
+    sourceReturned();
+  }
+
+  /** Called by the arming gate (see {@link GatedTimer}): the first hedge is due {@code step} after the call started. */
+  @Override
+  protected void arm() {
     if (step >= 0 && winner == RACING) {
-      arm(now);
+      armFrom(startNanos);
     }
   }
 
   /**
    * Files the timer for {@code step} after {@code from}; cancels it again if the race was decided meanwhile. The
-   * filing and {@link #disposeTimer} take the wheel's lock, and the race is decided before the timer is disposed: so
+   * filing and {@link #releaseTimer} take the wheel's lock, and the race is decided before the timer is disposed: so
    * either the disposal finds the timer filed, or the filing is followed by the read below that sees the decision.
    */
-  private void arm(long from) {
+  private void armFrom(long from) {
     long at = from + step;
     try {
       Objects.requireNonNull(wheel).file(this, at < from ? Long.MAX_VALUE : at, scheduler);
@@ -198,11 +206,12 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       return; // a disposed scheduler: the call goes on without hedges
     }
     if (winner != RACING) {
-      disposeTimer();   // decided while filing: the winner's cancellation may have missed the filing
+      releaseTimer();   // decided while filing: the winner's cancellation may have missed the filing
     }
   }
 
-  private void disposeTimer() {
+  @Override
+  protected void releaseTimer() {
     TimerWheel w = wheel;
     if (w != null) {
       w.release(this, step <= TimerWheel.KEEP_HORIZON);
@@ -214,9 +223,6 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   protected void expire(long now) {
     if (winner != RACING) {
       return;
-    }
-    if (startNanos == Long.MIN_VALUE) {
-      startNanos = now - step;
     }
     if (!reserve()) {
       return;
@@ -256,7 +262,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
         policy.metrics.cancelled.increment();
       }
     } else if (w == RACING && k < policy.maxHedges()) {
-      arm(now);
+      armFrom(now);
     }
   }
 
@@ -275,7 +281,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   /** An attempt (or a hedge being started) left the race without answering. */
   private void release() {
     if (ACTIVE.decrementAndGet(this) == 0 && WINNER.compareAndSet(this, RACING, FAILED)) {
-      disposeTimer();
+      releaseTimer();
       Throwable e = lastError;
       error = e != null ? e : new IllegalStateException("hedgedBy(" + policy.name() + "): no attempt answered");
       done = true;
@@ -299,7 +305,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       attempt.discardPrefix();
       return;
     }
-    disposeTimer();
+    releaseTimer();
     int losers = cancelAll(attempt);
     if (policy.latency != null) {
       policy.latency.record(scheduler.now(TimeUnit.NANOSECONDS) - attempt.startNanos);
@@ -374,7 +380,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       }
       return;
     }
-    if (!primaryStarted && Thread.currentThread() == subscribing) {
+    if (!primaryStarted && subscribingHere()) {
       // Downstream's onSubscribe, before the primary is subscribed: no attempt exists yet, so nothing reads the demand
       // or adds to it concurrently; whatever subscribes an attempt later publishes it.
       REQUESTED.lazySet(this, Operators.addCap(requested, n));
@@ -389,13 +395,18 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   }
 
   @Override
+  public Context currentContext() {
+    return context;
+  }
+
+  @Override
   public void cancel() {
     if (cancelled) {
       return;
     }
     cancelled = true;
     if (WINNER.compareAndSet(this, RACING, CANCELLED)) {
-      disposeTimer();
+      releaseTimer();
       cancelAll(null);
       event("cancelled", -1, null);
     } else {
