@@ -89,7 +89,10 @@ public abstract class GatedTimer<T> implements Subscription {
   // read and written only through GATE, which Error Prone's UnusedVariable does not follow
   @SuppressWarnings("UnusedVariable")
   private int gate;
-  /** {@link #LIVE}, {@link #ANSWERED}, {@link #ENDED}, or a state of the subscriber's own (3 and up). */
+  /**
+   * {@link #LIVE}, {@link #ANSWERED}, {@link #ENDED}, or a state of the subscriber's own (3 and up). A hedge, which
+   * calls none of the methods that read these three, keeps its race here in its own encoding.
+   */
   protected volatile int state;
 
   protected GatedTimer(CoreSubscriber<? super T> actual) {
