@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Scannable.Attr;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Hooks;
@@ -72,6 +73,27 @@ public final class Lift {
     } catch (Throwable e) {
       Operators.onErrorDropped(e, context);
     }
+  }
+
+  /**
+   * What Reactor's scans read of a hand-written operator's subscriber that relays one upstream on the caller's thread:
+   * its {@code upstream} ({@code PARENT}), its {@code actual} subscriber, whether it has {@code ended}
+   * ({@code TERMINATED} and {@code CANCELLED} alike) and its run style; {@code null} for any other attribute (its
+   * {@code NAME} is the caller's to answer).
+   */
+  @Nullable
+  public static Object scanRelay(Attr<?> key, @Nullable Subscription upstream, CoreSubscriber<?> actual,
+      boolean ended) {
+    if (key == Attr.PARENT) {
+      return upstream;
+    }
+    if (key == Attr.ACTUAL) {
+      return actual;
+    }
+    if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+      return ended;
+    }
+    return key == Attr.RUN_STYLE ? Attr.RunStyle.SYNC : null;
   }
 
   /** {@code source} wrapped so that each subscription goes through {@code onSubscribe}. */

@@ -11,6 +11,7 @@ import io.breakwater.BreakwaterException;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.testing.TaskCountingScheduler;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -18,9 +19,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.PublisherProbe;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -278,6 +281,40 @@ class StreamTimeoutsTest {
   }
 
   @Test
+  void aStreamThatEndsDuringItsSubscriptionArmsNoTimerEvenWhenOnSubscribeComesBeforeItsSource() {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    TaskCountingScheduler counting = new TaskCountingScheduler(vts);
+    StreamTimeouts timeouts = StreamTimeouts.builder().idle(Duration.ofSeconds(4)).scheduler(() -> counting).build();
+    List<String> received = new ArrayList<>();
+    // retry passes onSubscribe down before it subscribes to its source, which then answers and ends at once
+    Flux.just("a", "b").retry(1).transform(streamTimeouts(timeouts)).subscribe(received::add);
+    assertThat(received).containsExactly("a", "b");
+    assertThat(counting.scheduledTasks()).isZero();
+  }
+
+  @Test
+  void aSourceThatSignalsOnSubscribeLaterFromAnotherThreadIsStillWatched() throws InterruptedException {
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    AtomicReference<CoreSubscriber<? super String>> subscriber = new AtomicReference<>();
+    Flux<String> late = new Flux<>() {
+      @Override
+      public void subscribe(CoreSubscriber<? super String> actual) {
+        subscriber.set(actual);   // onSubscribe comes later, from elsewhere
+      }
+    };
+    AtomicReference<Throwable> error = new AtomicReference<>();
+    late.transform(streamTimeouts(idle(Duration.ofSeconds(2), vts))).subscribe(x -> {}, error::set);
+    Thread other = new Thread(() -> subscriber.get().onSubscribe(Operators.emptySubscription()));
+    other.start();
+    other.join();
+
+    vts.advanceTimeBy(Duration.ofSeconds(2).minusNanos(1));
+    assertThat(error.get()).isNull();
+    vts.advanceTimeBy(Duration.ofNanos(1));
+    assertThat(error.get()).isInstanceOf(IdleTimeoutException.class);
+  }
+
+  @Test
   void noTimerIsLeftAfterCancellationCompletionOrError() {
     VirtualTimeScheduler vts = VirtualTimeScheduler.create();
     TaskCountingScheduler counting = new TaskCountingScheduler(vts);
@@ -321,7 +358,7 @@ class StreamTimeoutsTest {
     TaskCountingScheduler counting = new TaskCountingScheduler(vts);
     StreamTimeouts timeouts = StreamTimeouts.builder().firstItem(Duration.ofSeconds(30)).idle(Duration.ofSeconds(3))
         .scheduler(() -> counting).build();
-    List<Disposable> streams = new java.util.ArrayList<>();
+    List<Disposable> streams = new ArrayList<>();
     for (int i = 0; i < 10_000; i++) {
       streams.add(Flux.interval(Duration.ofMillis(500 + i % 7), vts).transform(streamTimeouts(timeouts)).subscribe());
     }

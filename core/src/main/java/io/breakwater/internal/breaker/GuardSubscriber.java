@@ -1,5 +1,6 @@
 package io.breakwater.internal.breaker;
 
+import io.breakwater.internal.Lift;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.jspecify.annotations.Nullable;
@@ -208,21 +209,6 @@ final class GuardSubscriber<T> implements CoreSubscriber<T>, Subscription, Scann
   @Override
   @Nullable
   public Object scanUnsafe(Attr key) {
-    if (key == Attr.PARENT) {
-      return s;
-    }
-    if (key == Attr.ACTUAL) {
-      return actual;
-    }
-    if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
-      return done == 1;
-    }
-    if (key == Attr.RUN_STYLE) {
-      return Attr.RunStyle.SYNC;
-    }
-    if (key == Attr.NAME) {
-      return "guardedBy(" + guard.tool.name + ")";
-    }
-    return null;
+    return key == Attr.NAME ? "guardedBy(" + guard.tool.name + ")" : Lift.scanRelay(key, s, actual, done == 1);
   }
 }

@@ -163,6 +163,6 @@ public final class DeadlineOperator<T> implements Function<Publisher<T>, Publish
     } else {
       Lift.subscribeUpstream(source, subscriber);
     }
-    subscriber.subscribed();
+    subscriber.sourceReturned();
   }
 }

@@ -6,7 +6,6 @@ import io.breakwater.internal.Lift;
 import io.breakwater.internal.Saturating;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -22,9 +21,10 @@ import reactor.util.context.Context;
  * {@link io.breakwater.deadline.DeadlineExceededException} (a {@link io.breakwater.deadline.CallTimeoutException} for
  * a call's deadline).
  *
- * <p>One timer per call, armed only once both the subscription of the source has returned and {@code onSubscribe}
- * has been passed down: a chain that completes synchronously (the common case for cached and in-memory calls) never
- * arms one. Timers live in a {@link TimerWheel}, not on the scheduler one by one.
+ * <p>One timer per call, armed by the gate of {@link GatedTimer} (whose contract it keeps) once both the
+ * subscription of the source has returned and {@code onSubscribe} has been passed down: a chain that completes
+ * synchronously (the common case for cached and in-memory calls) never arms one. Timers live in a
+ * {@link TimerWheel}, not on the scheduler one by one.
  *
  * <p>Nested deadlines of one call share one timer: the outermost deadline on a scheduler puts its subscriber in the
  * Context, and a tighter deadline below it (the per-call budget of an attempt, an inner {@code withDeadline})
@@ -44,19 +44,14 @@ import reactor.util.context.Context;
  * filing with the end. The arming gate takes no atomic step when {@code onSubscribe} comes inside the subscription, on
  * the subscribing thread.
  */
-final class DeadlineSubscriber<T> extends TimerWheel.Timer
+final class DeadlineSubscriber<T> extends TimerWheel.Timer<T>
     implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
 
-  private static final int IDLE = 0;
-  private static final int EMITTING = 1;
+  // The states beyond GatedTimer's LIVE, ANSWERED (a Mono's item met the deadline) and ENDED:
+  /** An item is being delivered ({@code onNext} of a {@code Flux}). */
+  private static final int EMITTING = 3;
   /** The timer fired during {@code onNext}; the emitting thread signals the error when it returns. */
-  private static final int EXPIRED_WHILE_EMITTING = 2;
-  private static final int TERMINATED = 3;
-  /**
-   * A {@code Mono}'s item arrived in time: the deadline is met, its timer released, and the rest of upstream's signals
-   * (the completion) pass through as they come.
-   */
-  private static final int RELAYING = 4;
+  private static final int EXPIRED_WHILE_EMITTING = 4;
 
   /** The Context key of the outermost deadline's subscriber, whose timer tighter deadlines below it share. */
   private static final Object SHARED_TIMER = new Object() {
@@ -66,7 +61,6 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     }
   };
 
-  private final CoreSubscriber<? super T> actual;
   private final Deadline deadline;
   private final long expiresAt;
   /** The instant the deadline started, or {@link TimerWheel#NONE} when its expiry saturated. */
@@ -76,29 +70,8 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   private final Context context;
   /** The enclosing deadline whose timer this one shares when it can, or {@code null}. */
   @Nullable private final DeadlineSubscriber<?> enclosing;
-  /** Whether upstream is a {@code Mono}: its item meets the deadline (see {@link #RELAYING}). */
+  /** Whether upstream is a {@code Mono}: its item meets the deadline (see {@link #ANSWERED}). */
   private final boolean mono;
-  /** The thread that subscribes: an {@code onSubscribe} on it before {@link #subscribed} needs no atomic gate. */
-  private final Thread subscribing;
-  /** {@link #subscribed} has been called. Written and read on the subscribing thread only. */
-  private boolean returned;
-  /** {@code onSubscribe} was passed down on the subscribing thread, inside the subscription. Same confinement. */
-  private boolean subscribedInline;
-
-  // set in onSubscribe, which Reactive Streams (rule 1.9) signals before anything that reads it
-  @SuppressWarnings("NullAway.Init")
-  private Subscription s;
-
-  private volatile int state;
-  private static final AtomicIntegerFieldUpdater<DeadlineSubscriber> STATE =
-      AtomicIntegerFieldUpdater.newUpdater(DeadlineSubscriber.class, "state");
-
-  // read and written only through GATE, which Error Prone's UnusedVariable does not follow
-  @SuppressWarnings("UnusedVariable")
-  private volatile int gate;
-  private static final AtomicIntegerFieldUpdater<DeadlineSubscriber> GATE =
-      AtomicIntegerFieldUpdater.newUpdater(DeadlineSubscriber.class, "gate");
-
   // This subscriber's timer. Its filing is changed only under the lock of its wheel, the one lock a filing takes.
   /**
    * The wheel this subscriber's timer is filed in: the subscribing thread's for the deadline's scheduler, or the
@@ -134,10 +107,9 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
    */
   DeadlineSubscriber(CoreSubscriber<? super T> actual, Deadline deadline, long budgetNanos, boolean mono,
       @Nullable DeadlineSubscriber<?> shared) {
-    this.actual = actual;
+    super(actual);
     this.deadline = deadline;
     this.mono = mono;
-    this.subscribing = Thread.currentThread();
     this.expiresAt = deadline.expiresAtNanos();
     this.startNanos = expiresAt == Long.MAX_VALUE ? TimerWheel.NONE : expiresAt - budgetNanos;
     this.near = budgetNanos <= TimerWheel.KEEP_HORIZON;
@@ -172,7 +144,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
    * instant: one clock read for a call's whole chain of deadlines, and in virtual time the very same instant.
    */
   long startIfSubscribingHere() {
-    return Thread.currentThread() == subscribing && !returned ? startNanos : TimerWheel.NONE;
+    return subscribingHere() ? startNanos : TimerWheel.NONE;
   }
 
   @Override
@@ -180,47 +152,15 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     return context;
   }
 
+  /** Called by the arming gate (see {@link GatedTimer}): shares the enclosing deadline's timer or files its own. */
   @Override
-  public void onSubscribe(Subscription s) {
-    if (Operators.validate(this.s, s)) {
-      this.s = s;
-      actual.onSubscribe(this);
-      if (Thread.currentThread() == subscribing && !returned) {
-        subscribedInline = true;   // the common case: {@link #subscribed} follows on this thread and arms
-      } else {
-        passGate();
-      }
+  protected void arm() {
+    if (!live()) {
+      return;   // ended during its subscription: no timer
     }
-  }
-
-  /**
-   * Called once {@code source.subscribe(this)} has returned. The timer is armed by whichever of this and
-   * {@link #onSubscribe} comes second, and only if the source has not terminated by then: a chain that completes
-   * during its subscription arms no timer, even when an operator below signals {@code onSubscribe} before it
-   * subscribes to its own source (as retry operators do). When {@code onSubscribe} came inside the subscription, on
-   * this thread, the order is known and no atomic gate is passed; otherwise both pass one.
-   */
-  void subscribed() {
-    returned = true;
-    if (subscribedInline) {
-      if (state <= EMITTING) {
-        arm();
-      }
-    } else {
-      passGate();
-    }
-  }
-
-  private void passGate() {
-    if (GATE.incrementAndGet(this) == 2 && state <= EMITTING) {
-      arm();
-    }
-  }
-
-  private void arm() {
     try {
       if (enclosing != null && enclosing.share(this)) {
-        if (state > EMITTING) {
+        if (!live()) {
           enclosing.leave(this);   // ended while joining: releaseTimer() may have run before the join
         }
         return;
@@ -230,20 +170,14 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       }
       fileOwn(wheel);
     } catch (RejectedExecutionException rejected) {
-      // No subscription for Reactor to cancel: cancelling this one would end the call before the error is claimed,
-      // and the call would then end with no signal at all.
-      RuntimeException e = Operators.onRejectedExecution(rejected, null, null, null, context);
-      if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
-        releaseTimer();
-        cancelUpstream();
-        actual.onError(e);
-      }
+      endRefused(rejected, LIVE);
     }
   }
 
-  /** Cancels upstream for the deadline, whose error is signalled whatever {@code cancel} throws. */
-  private void cancelUpstream() {
-    Lift.cancelUpstream(s, context);
+  /** Whether the call runs: the timer may fire (an item may be being delivered). */
+  private boolean live() {
+    int current = state;
+    return current == LIVE || current == EMITTING;
   }
 
   /** Files this subscriber's timer for the earlier of its deadline and the nested one's, unless filed earlier. */
@@ -251,7 +185,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     TimerWheel.Start start;
     Disposable stale = null;
     synchronized (w) {
-      if (released || state > EMITTING) {   // read after the wheel is set: an end from now on unfiles the timer
+      if (released || !live()) {   // read after the wheel is set: an end from now on unfiles the timer
         return;
       }
       armed = true;
@@ -278,7 +212,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     Disposable stale = null;
     TimerWheel w = wheel;
     synchronized (w) {
-      if (released || nested != null || state > EMITTING) {   // the state is read after the wheel is set, as above
+      if (released || nested != null || !live()) {   // the state is read after the wheel is set, as above
         return false;
       }
       nested = d;
@@ -325,7 +259,8 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
     }
   }
 
-  private void releaseTimer() {
+  @Override
+  protected void releaseTimer() {
     if (enclosing == null) {
       releaseOwn(wheel);
       return;
@@ -393,15 +328,13 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
   public void run() {
     for (;;) {
       int current = state;
-      if (current == IDLE) {
-        if (STATE.compareAndSet(this, IDLE, TERMINATED)) {
-          releaseTimer();
-          cancelUpstream();
-          actual.onError(deadline.exceeded());
+      if (current == LIVE) {
+        if (claim(LIVE, ENDED)) {
+          endWith(deadline.exceeded());
           return;
         }
       } else if (current == EMITTING) {
-        if (STATE.compareAndSet(this, EMITTING, EXPIRED_WHILE_EMITTING)) {
+        if (claim(EMITTING, EXPIRED_WHILE_EMITTING)) {
           releaseTimer();
           cancelUpstream();
           return;
@@ -419,7 +352,7 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
           + "): Reactive Streams rule 2.13");
     }
     if (mono) {
-      onlyItem(t);
+      answer(t);   // a Mono's item meets the deadline
       return;
     }
     int current = state;
@@ -429,34 +362,21 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
       actual.onNext(t);
       return;
     }
-    if (current != IDLE || !STATE.compareAndSet(this, IDLE, EMITTING)) {
+    if (current != LIVE || !claim(LIVE, EMITTING)) {
       Operators.onDiscard(t, context);   // the deadline passed (or the subscriber left) first
       return;
     }
     actual.onNext(t);
-    if (!STATE.compareAndSet(this, EMITTING, IDLE)
-        && STATE.compareAndSet(this, EXPIRED_WHILE_EMITTING, TERMINATED)) {
+    if (!claim(EMITTING, LIVE)
+        && claim(EXPIRED_WHILE_EMITTING, ENDED)) {
       // The timer fired while the item was delivered; it cancelled upstream and left the error to us.
       actual.onError(deadline.exceeded());
     }
   }
 
-  /**
-   * A {@code Mono}'s item: it meets the deadline, so it claims the end of the call with one atomic step and releases
-   * the timer before it is delivered; the timer can no longer signal anything from then on.
-   */
-  private void onlyItem(T t) {
-    if (state != IDLE || !STATE.compareAndSet(this, IDLE, RELAYING)) {
-      Operators.onDiscard(t, context);   // the deadline passed (or the subscriber left) first
-      return;
-    }
-    releaseTimer();
-    actual.onNext(t);
-  }
-
   @Override
   public void onError(Throwable t) {
-    if (state == RELAYING) {
+    if (state == ANSWERED) {
       actual.onError(t);   // a Mono that fails after its item: passed on as it came
       return;
     }
@@ -484,60 +404,39 @@ final class DeadlineSubscriber<T> extends TimerWheel.Timer
 
   @Override
   public void onComplete() {
-    if (state == RELAYING || terminate()) {
+    if (state == ANSWERED || terminate()) {
       actual.onComplete();
     }
   }
 
   /**
-   * Claims the terminal signal for upstream: from {@code IDLE}, or from {@code EMITTING} when upstream ends from
+   * Claims the terminal signal for upstream: from {@code LIVE}, or from {@code EMITTING} when upstream ends from
    * inside a request made by the item being delivered (re-entrant, on this thread). After the timer has fired, its
    * error wins.
    */
   private boolean terminate() {
     for (;;) {
       int current = state;
-      if (current != IDLE && current != EMITTING) {
+      if (current != LIVE && current != EMITTING) {
         return false;
       }
-      if (STATE.compareAndSet(this, current, TERMINATED)) {
+      if (claim(current, ENDED)) {
         releaseTimer();
         return true;
       }
     }
   }
 
-  @Override
-  public void request(long n) {
-    s.request(n);
-  }
-
-  @Override
-  public void cancel() {
-    state = TERMINATED;
-    releaseTimer();
-    s.cancel();
+  /** The timer fired or the call ended: nothing more is relayed but a Mono's completion after its item. */
+  private boolean ended() {
+    int current = state;
+    return current == EXPIRED_WHILE_EMITTING || current == ENDED;
   }
 
   @Override
   @Nullable
   public Object scanUnsafe(Attr key) {
-    if (key == Attr.PARENT) {
-      return s;
-    }
-    if (key == Attr.ACTUAL) {
-      return actual;
-    }
-    if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
-      int current = state;
-      return current == EXPIRED_WHILE_EMITTING || current == TERMINATED;
-    }
-    if (key == Attr.RUN_STYLE) {
-      return Attr.RunStyle.SYNC;
-    }
-    if (key == Attr.NAME) {
-      return "withDeadline(" + deadline.name() + ")";
-    }
-    return null;
+    return key == Attr.NAME ? "withDeadline(" + deadline.name() + ")"
+        : Lift.scanRelay(key, s, actual, ended());
   }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.scheduler.Scheduler;
@@ -139,7 +140,7 @@ public final class TimerWheel {
    * @throws RejectedExecutionException if the scheduler refuses the slot's task (it is being disposed); the timer is
    *     then not filed
    */
-  public void file(Timer timer, long at, Scheduler scheduler) {
+  public void file(Timer<?> timer, long at, Scheduler scheduler) {
     Start start;
     List<Start> retries = null;
     synchronized (this) {
@@ -177,7 +178,7 @@ public final class TimerWheel {
    * {@link Slot#cancelLocked}). A timer being fired may still fire: it must check for itself that it is still wanted.
    * Call it holding no lock a scheduler task may take.
    */
-  public void release(Timer timer, boolean near) {
+  public void release(Timer<?> timer, boolean near) {
     Disposable stale = null;
     synchronized (this) {
       Slot filedIn = timer.slot;
@@ -226,18 +227,22 @@ public final class TimerWheel {
   }
 
   /**
-   * Something that fires at an instant. The wheel only files, unlinks and fires it: whoever files it serialises its
-   * own filing (one filing at a time per timer), while a slot's task may take it out concurrently, under the wheel's
-   * lock, to fire it.
+   * A subscription's timer (see {@link GatedTimer}) filed in a wheel, to fire at an instant. The wheel only files,
+   * unlinks and fires it: whoever files it serialises its own filing (one filing at a time per timer), while a slot's
+   * task may take it out concurrently, under the wheel's lock, to fire it.
    */
-  public abstract static class Timer {
+  public abstract static class Timer<T> extends GatedTimer<T> {
     /** The slot this timer is filed in, or {@code null}; links and {@link #at} are guarded by its lock. */
     @Nullable volatile Slot slot;
     long at = NONE;
-    @Nullable Timer prev;
-    @Nullable Timer next;
+    @Nullable Timer<?> prev;
+    @Nullable Timer<?> next;
     /** The next timer taken out by the same run of a slot's task. */
-    @Nullable Timer nextExpired;
+    @Nullable Timer<?> nextExpired;
+
+    protected Timer(CoreSubscriber<? super T> actual) {
+      super(actual);
+    }
 
     /** Called once the instant this timer was filed for has come ({@code now >= at}), on the scheduler's thread. */
     protected abstract void expire(long now);
@@ -261,8 +266,8 @@ public final class TimerWheel {
     final Object lock;
     final TimerWheel wheel;
     // All guarded by lock.
-    @Nullable private Timer head;
-    @Nullable private Timer tail;
+    @Nullable private Timer<?> head;
+    @Nullable private Timer<?> tail;
     /** The instant of the task requested last, or NONE when no task is pending. */
     private long taskAt = NONE;
     /** Counts task requests, so that a task that was superseded (or has run) is told from the current one. */
@@ -284,7 +289,7 @@ public final class TimerWheel {
         return null;
       }
       long earliest = NONE;
-      for (Timer t = head; t != null; t = t.next) {
+      for (Timer<?> t = head; t != null; t = t.next) {
         earliest = Math.min(earliest, t.at);
       }
       taskAt = earliest;
@@ -308,7 +313,7 @@ public final class TimerWheel {
      * start once the caller has released its locks, or {@code null} when the slot's task already runs early enough.
      */
     @Nullable
-    Start fileLocked(Timer timer, long at) {
+    Start fileLocked(Timer<?> timer, long at) {
       timer.at = at;
       timer.next = null;
       timer.prev = tail;
@@ -332,7 +337,7 @@ public final class TimerWheel {
      * empty.
      */
     @Nullable
-    Disposable unfileLocked(Timer timer) {
+    Disposable unfileLocked(Timer<?> timer) {
       if (timer.slot != this) {
         return null;   // taken out by the slot's task, which fires it
       }
@@ -357,7 +362,7 @@ public final class TimerWheel {
      * the caller has released its locks, as {@link #unfileLocked} does.
      */
     @Nullable
-    Disposable cancelLocked(Timer timer, boolean near) {
+    Disposable cancelLocked(Timer<?> timer, boolean near) {
       if (timer.slot != this) {
         return null;   // taken out by the slot's task, which fires it
       }
@@ -368,9 +373,9 @@ public final class TimerWheel {
       return null;
     }
 
-    private void unlink(Timer timer) {
-      Timer p = timer.prev;
-      Timer n = timer.next;
+    private void unlink(Timer<?> timer) {
+      Timer<?> p = timer.prev;
+      Timer<?> n = timer.next;
       if (p == null) {
         head = n;
       } else {
@@ -389,7 +394,7 @@ public final class TimerWheel {
     int size() {
       synchronized (lock) {
         int n = 0;
-        for (Timer t = head; t != null; t = t.next) {
+        for (Timer<?> t = head; t != null; t = t.next) {
           n++;
         }
         return n;
@@ -430,8 +435,8 @@ public final class TimerWheel {
      */
     void run(long g, Scheduler scheduler) {
       long now = scheduler.now(TimeUnit.NANOSECONDS);
-      Timer expired = null;
-      Timer expiredTail = null;
+      Timer<?> expired = null;
+      Timer<?> expiredTail = null;
       Start next = null;
       synchronized (lock) {
         if (generation == g) {
@@ -440,8 +445,8 @@ public final class TimerWheel {
           task = null;
         }
         long earliest = NONE;
-        for (Timer t = head; t != null; ) {
-          Timer following = t.next;
+        for (Timer<?> t = head; t != null; ) {
+          Timer<?> following = t.next;
           if (t.at <= now) {
             unlink(t);
             if (expiredTail == null) {
@@ -464,8 +469,8 @@ public final class TimerWheel {
       if (next != null) {
         startOrRefuse(next, scheduler);
       }
-      for (Timer t = expired; t != null; ) {
-        Timer following = t.nextExpired;   // read first: t may be filed and taken out again while it fires
+      for (Timer<?> t = expired; t != null; ) {
+        Timer<?> following = t.nextExpired;   // read first: t may be filed and taken out again while it fires
         t.nextExpired = null;
         try {
           t.expire(now);

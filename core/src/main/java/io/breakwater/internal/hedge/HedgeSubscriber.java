@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.internal.ContextKeys;
 import io.breakwater.internal.Lift;
+import io.breakwater.internal.deadline.GatedTimer;
 import io.breakwater.internal.deadline.TimerWheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -33,24 +34,26 @@ import reactor.util.context.Context;
  * the winner's signals.
  *
  * <p><b>The race.</b> An attempt <em>answers</em> with its first content item (a {@code Mono}'s value; a stream's
- * first item the content predicate accepts) or by completing. The first to answer wins ({@link #winner} is set once,
- * by CAS): the timer is disposed and every other attempt cancelled at once. Items an attempt sends before its first
+ * first item the content predicate accepts) or by completing. The first to answer wins: the race's {@link #state}
+ * goes from {@link #RACING} to the winner's index (or to the call's failure or cancellation) once, by CAS, and
+ * the timer is disposed and every other attempt cancelled at once. Items an attempt sends before its first
  * content (framing, heartbeats) are held in its own prefix, up to {@link #MAX_PREFIX}, and only the winner's are
  * delivered. An attempt that fails does not end the call while another is in flight; when the last one in flight
  * fails ({@link #active} drops to zero) the call fails with that error at once, and no hedge starts after that: a
  * hedge is not a retry.
  *
- * <p><b>Hedges.</b> One timer per call, armed after the primary was subscribed (a call that answers during its
- * subscription arms none), re-armed for each further hedge. The timer is this subscriber, filed in the same
- * {@link TimerWheel} as deadlines: arming and cancelling it costs a few pointer writes, not a task on the scheduler. When it fires, the hedge reserves a place among the
- * attempts in flight (refused once the call is failing), takes a token from the policy's budget (refused: no more
- * hedges for this call), and subscribes to the source again or to its alternate.
+ * <p><b>Hedges.</b> One timer per call, armed by the gate of {@link GatedTimer} once the primary was subscribed (a
+ * call that answers during its subscription arms none), re-armed for each further hedge. The timer is this
+ * subscriber, filed in the same {@link TimerWheel} as deadlines: arming and cancelling it costs a few pointer writes,
+ * not a task on the scheduler. When it fires, the hedge reserves a place among the attempts in flight (refused once
+ * the call is failing), takes a token from the policy's budget (refused: no more hedges for this call), and subscribes
+ * to the source again or to its alternate.
  *
  * <p><b>Delivery.</b> Before the race is decided attempts are asked for one item at a time, whatever the downstream
  * demand. The winner's prefix and first content item are then drained under the downstream demand; after that,
  * demand goes straight to the winner and its signals straight downstream.
  */
-final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription, Scannable {
+final class HedgeSubscriber<T> extends TimerWheel.Timer<T> implements Scannable {
 
   static final int RACING = -1;
   static final int FAILED = -2;
@@ -58,14 +61,13 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   /** Items an attempt may send before its first content item. */
   static final int MAX_PREFIX = 256;
 
-  final CoreSubscriber<? super T> actual;
-  final HedgeRuntime policy;
+  /** The operator: its policy, alternates and content test. */
+  final HedgeOperator<T> operator;
   @Nullable
   final Predicate<? super T> isContent;
   final boolean mono;
   final Context context;
   final Attempt<T> primary;
-  private final List<Supplier<? extends Publisher<T>>> alternates;
   private final Publisher<? extends T> source;
   private final Scheduler scheduler;
   /** The delay between hedges, in nanoseconds; negative: no hedging for this call. */
@@ -76,23 +78,18 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
    */
   @Nullable
   private final TimerWheel wheel;
-  /** The thread that subscribes the call. */
-  private final Thread subscribing;
-  /** The primary attempt is being subscribed; written and read on {@link #subscribing} only. */
+  /** The primary attempt is being subscribed; written and read on the subscribing thread only. */
   private boolean primaryStarted;
 
   @Nullable
   private volatile AtomicReferenceArray<Attempt<T>> hedges;
-  /** Hedges started; written by the timer only. */
-  private volatile int started;
   private volatile boolean refused;
-  /** When the call started on the scheduler's clock, for events and the primary's latency. */
-  private long startNanos = Long.MIN_VALUE;
+  /**
+   * When the call started on the scheduler's clock, for the hedge timer, events and the primary's latency: read only
+   * when the call hedges or times its latency, which is when it is set.
+   */
+  private long startNanos;
 
-  volatile int winner = RACING;
-  @SuppressWarnings("rawtypes")
-  private static final AtomicIntegerFieldUpdater<HedgeSubscriber> WINNER =
-      AtomicIntegerFieldUpdater.newUpdater(HedgeSubscriber.class, "winner");
 
   /** Attempts in flight, plus one while the timer is starting a hedge. */
   private volatile int active = 1;
@@ -151,58 +148,65 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
 
   HedgeSubscriber(CoreSubscriber<? super T> actual, HedgeOperator<T> operator, Publisher<? extends T> source,
       Scheduler scheduler, long step, boolean mono) {
-    this.actual = actual;
-    this.policy = operator.policy;
+    super(actual);
+    this.operator = operator;
     this.isContent = mono ? null : operator.isContent;
-    this.alternates = operator.alternates;
     this.source = source;
     this.scheduler = scheduler;
     this.step = step;
     this.wheel = step >= 0 ? TimerWheel.of(scheduler) : null;
-    this.subscribing = Thread.currentThread();
     this.mono = mono;
     this.context = actual.currentContext().put(ContextKeys.HEDGED, Boolean.TRUE);
     this.primary = new Attempt<>(this, 0);
+    this.state = RACING;
   }
 
-  /** Subscribes the primary attempt, then arms the hedge timer unless the call has already answered. */
+  /**
+   * Subscribes the primary attempt (this subscriber has been passed down already), then the arming gate arms the hedge
+   * timer unless the call has already answered.
+   */
   void start() {
-    if (winner != RACING) {
+    if (state != RACING) {
       return;
     }
-    long now = Long.MIN_VALUE;
-    if (policy.latency != null || step >= 0) {
-      now = scheduler.now(TimeUnit.NANOSECONDS);
-    }
-    if (policy.latency != null) {
+    if (operator.policy.latency != null || step >= 0) {
+      long now = scheduler.now(TimeUnit.NANOSECONDS);
       startNanos = now;
       primary.startNanos = now;
     }
     primaryStarted = true;
+    downstreamSubscribed();
     Lift.subscribeUpstream(source, primary);
-    if (step >= 0 && winner == RACING) {
-      arm(now);
+    sourceReturned();
+  }
+
+  /** Called by the arming gate (see {@link GatedTimer}): the first hedge is due {@code step} after the call started. */
+  @Override
+  protected void arm() {
+    if (step >= 0 && state == RACING) {
+      armFrom(startNanos);
     }
   }
 
   /**
    * Files the timer for {@code step} after {@code from}; cancels it again if the race was decided meanwhile. The
-   * filing and {@link #disposeTimer} take the wheel's lock, and the race is decided before the timer is disposed: so
+   * filing and {@link #releaseTimer} take the wheel's lock, and the race is decided before the timer is disposed: so
    * either the disposal finds the timer filed, or the filing is followed by the read below that sees the decision.
    */
-  private void arm(long from) {
+  private void armFrom(long from) {
     long at = from + step;
     try {
       Objects.requireNonNull(wheel).file(this, at < from ? Long.MAX_VALUE : at, scheduler);
     } catch (RejectedExecutionException rejected) {
       return; // a disposed scheduler: the call goes on without hedges
     }
-    if (winner != RACING) {
-      disposeTimer();   // decided while filing: the winner's cancellation may have missed the filing
+    if (state != RACING) {
+      releaseTimer();   // decided while filing: the winner's cancellation may have missed the filing
     }
   }
 
-  private void disposeTimer() {
+  @Override
+  protected void releaseTimer() {
     TimerWheel w = wheel;
     if (w != null) {
       w.release(this, step <= TimerWheel.KEEP_HORIZON);
@@ -212,34 +216,31 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   /** The timer fired: start the next hedge if the call is still racing and the budget allows. */
   @Override
   protected void expire(long now) {
-    if (winner != RACING) {
+    if (state != RACING) {
       return;
-    }
-    if (startNanos == Long.MIN_VALUE) {
-      startNanos = now - step;
     }
     if (!reserve()) {
       return;
     }
-    if (!policy.budget.tryAcquire()) {
+    if (!operator.policy.budget.tryAcquire()) {
       refused = true;
-      policy.metrics.refusals.increment();
+      operator.policy.metrics.refusals.increment();
       release();
       return;
     }
-    int k = started + 1;
+    int k = started() + 1;
     Attempt<T> hedge = new Attempt<>(this, k);
     hedge.startNanos = now;
     AtomicReferenceArray<Attempt<T>> all = hedges;
     if (all == null) {
-      all = new AtomicReferenceArray<>(policy.maxHedges());
+      all = new AtomicReferenceArray<>(operator.policy.maxHedges());
       hedges = all;
     }
     all.set(k - 1, hedge);
-    started = k;
-    policy.metrics.started.increment();
+    operator.policy.metrics.started.increment();
     Publisher<? extends T> target;
     try {
+      List<Supplier<? extends Publisher<T>>> alternates = operator.alternates;
       target = alternates.isEmpty() ? source : Objects.requireNonNull(
           alternates.get((k - 1) % alternates.size()).get(), "an alternate of hedgedBy supplied null");
     } catch (Throwable e) {
@@ -248,16 +249,26 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       return;
     }
     Lift.subscribeUpstream(target, hedge);
-    int w = winner;
+    int w = state;
     if (w != RACING && w != k) {
       // the race was decided while the hedge was being subscribed: counted here unless the winner's cancellation of
       // the others, which sees the hedge once it is in hedges, got to it first
       if (hedge.terminate() && w >= 0) {
-        policy.metrics.cancelled.increment();
+        operator.policy.metrics.cancelled.increment();
       }
-    } else if (w == RACING && k < policy.maxHedges()) {
-      arm(now);
+    } else if (w == RACING && k < operator.policy.maxHedges()) {
+      armFrom(now);
     }
+  }
+
+  /** The hedges started: those in {@link #hedges}, which only the timer adds to, in order. */
+  private int started() {
+    AtomicReferenceArray<Attempt<T>> all = hedges;
+    int k = 0;
+    while (all != null && k < all.length() && all.get(k) != null) {
+      k++;
+    }
+    return k;
   }
 
   private boolean reserve() {
@@ -274,10 +285,10 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
 
   /** An attempt (or a hedge being started) left the race without answering. */
   private void release() {
-    if (ACTIVE.decrementAndGet(this) == 0 && WINNER.compareAndSet(this, RACING, FAILED)) {
-      disposeTimer();
+    if (ACTIVE.decrementAndGet(this) == 0 && claim(RACING, FAILED)) {
+      releaseTimer();
       Throwable e = lastError;
-      error = e != null ? e : new IllegalStateException("hedgedBy(" + policy.name() + "): no attempt answered");
+      error = e != null ? e : new IllegalStateException("hedgedBy(" + operator.policy.name() + "): no attempt answered");
       done = true;
       event("failed", -1, e);
       drain();
@@ -292,23 +303,23 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
 
   /** {@code attempt} answered first: with {@code value}, or by completing ({@code null}). */
   void win(Attempt<T> attempt, @Nullable T value) {
-    if (!WINNER.compareAndSet(this, RACING, attempt.index)) {
+    if (!claim(RACING, attempt.index)) {
       if (value != null) {
         Operators.onDiscard(value, context);
       }
       attempt.discardPrefix();
       return;
     }
-    disposeTimer();
+    releaseTimer();
     int losers = cancelAll(attempt);
-    if (policy.latency != null) {
-      policy.latency.record(scheduler.now(TimeUnit.NANOSECONDS) - attempt.startNanos);
+    if (operator.policy.latency != null) {
+      operator.policy.latency.record(scheduler.now(TimeUnit.NANOSECONDS) - attempt.startNanos);
     }
     if (attempt.index > 0) {
-      policy.metrics.won.increment();
+      operator.policy.metrics.won.increment();
     }
     if (losers > 0) {
-      policy.metrics.cancelled.increment(losers);
+      operator.policy.metrics.cancelled.increment(losers);
     }
     head = attempt.takePrefix();
     content = value;
@@ -374,7 +385,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       }
       return;
     }
-    if (!primaryStarted && Thread.currentThread() == subscribing) {
+    if (!primaryStarted && subscribingHere()) {
       // Downstream's onSubscribe, before the primary is subscribed: no attempt exists yet, so nothing reads the demand
       // or adds to it concurrently; whatever subscribes an attempt later publishes it.
       REQUESTED.lazySet(this, Operators.addCap(requested, n));
@@ -389,17 +400,22 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
   }
 
   @Override
+  public Context currentContext() {
+    return context;
+  }
+
+  @Override
   public void cancel() {
     if (cancelled) {
       return;
     }
     cancelled = true;
-    if (WINNER.compareAndSet(this, RACING, CANCELLED)) {
-      disposeTimer();
+    if (claim(RACING, CANCELLED)) {
+      releaseTimer();
       cancelAll(null);
       event("cancelled", -1, null);
     } else {
-      int w = winner;
+      int w = state;
       if (w >= 0) {
         attempt(w).cancel();
       }
@@ -510,14 +526,14 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
 
   /** One JSON event per hedged call: one whose first hedge was due while it was racing. */
   private void event(String outcome, int winnerIndex, @Nullable Throwable e) {
-    int k = started;
+    int k = started();
     boolean budgetRefused = refused;
-    if ((k == 0 && !budgetRefused) || !policy.events.enabled()) {
+    if ((k == 0 && !budgetRefused) || !operator.policy.events.enabled()) {
       return;
     }
-    ObjectNode event = policy.events.event();
+    ObjectNode event = operator.policy.events.event();
     event.put("event", "hedged_call");
-    event.put("hedge", policy.name());
+    event.put("hedge", operator.policy.name());
     event.put("outcome", outcome);
     if (winnerIndex >= 0) {
       event.put("winner", winnerIndex == 0 ? "primary" : "hedge-" + winnerIndex);
@@ -532,7 +548,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     if (e != null) {
       event.put("failure_kind", FailureClassifier.defaults().classify(e).tag());
     }
-    policy.events.emit(event);
+    operator.policy.events.emit(event);
   }
 
   @Override
@@ -557,7 +573,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       return Attr.RunStyle.ASYNC;
     }
     if (key == Attr.NAME) {
-      return "hedgedBy(" + policy.name() + ")";
+      return "hedgedBy(" + operator.policy.name() + ")";
     }
     return null;
   }
@@ -605,7 +621,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
     @Override
     public void onNext(T t) {
       if (t == null) {
-        throw new NullPointerException("onNext(null) in hedgedBy(" + parent.policy.name()
+        throw new NullPointerException("onNext(null) in hedgedBy(" + parent.operator.policy.name()
             + "): Reactive Streams rule 2.13");
       }
       HedgeSubscriber<T> p = parent;
@@ -613,14 +629,14 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
         Operators.onNextDropped(t, p.context);
         return;
       }
-      int w = p.winner;
+      int w = p.state;
       if (w == index) {
         if (p.passthrough) {
           p.actual.onNext(t);
         } else {
           Operators.onDiscard(t, p.context);
           cancel();
-          p.winnerTerminated(Exceptions.failWithOverflow("hedgedBy(" + p.policy.name()
+          p.winnerTerminated(Exceptions.failWithOverflow("hedgedBy(" + p.operator.policy.name()
               + "): the winning attempt sent an item that was not requested"));
         }
         return;
@@ -669,7 +685,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
         cancel();
         ended = true;
         discardPrefix();
-        p.attemptFailed(new IllegalStateException("hedgedBy(" + p.policy.name() + "): attempt " + index
+        p.attemptFailed(new IllegalStateException("hedgedBy(" + p.operator.policy.name() + "): attempt " + index
             + " sent " + MAX_PREFIX + " items before its first content item; check the content predicate"));
         return;
       }
@@ -685,7 +701,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
         return;
       }
       done = true;
-      int w = p.winner;
+      int w = p.state;
       if (w == index) {
         p.winnerTerminated(t);
       } else if (w == RACING) {
@@ -703,7 +719,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
       }
       done = true;
       HedgeSubscriber<T> p = parent;
-      int w = p.winner;
+      int w = p.state;
       if (w == index) {
         p.winnerTerminated(null);
       } else if (w == RACING) {
@@ -776,7 +792,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer implements Subscription,
         return Attr.RunStyle.SYNC;
       }
       if (key == Attr.NAME) {
-        return "hedgedBy(" + parent.policy.name() + ")#" + index;
+        return "hedgedBy(" + parent.operator.policy.name() + ")#" + index;
       }
       return null;
     }

@@ -1,5 +1,6 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.internal.Lift;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -76,21 +77,6 @@ abstract class PermitRelay<T> implements CoreSubscriber<T>, Subscription, Scanna
   @Override
   @Nullable
   public final Object scanUnsafe(Attr key) {
-    if (key == Attr.PARENT) {
-      return s;
-    }
-    if (key == Attr.ACTUAL) {
-      return actual;
-    }
-    if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
-      return done == 1;
-    }
-    if (key == Attr.RUN_STYLE) {
-      return Attr.RunStyle.SYNC;
-    }
-    if (key == Attr.NAME) {
-      return operatorName();
-    }
-    return null;
+    return key == Attr.NAME ? operatorName() : Lift.scanRelay(key, s, actual, done == 1);
   }
 }

@@ -36,7 +36,9 @@ public final class StreamTimeoutOperator<T> implements Function<Publisher<T>, Pu
     Deadline deadline = actual.currentContext().getOrDefault(ContextKeys.DEADLINE, null);
     Scheduler scheduler = timeouts.scheduler() != null ? timeouts.scheduler().get()
         : deadline != null ? deadline.scheduler() : Schedulers.parallel();
-    source.subscribe(new StreamTimeoutSubscriber<>(actual, isProgress, scheduler,
-        timeouts.firstItemNanos(deadline), timeouts.idleNanos(deadline), timeouts));
+    StreamTimeoutSubscriber<T> subscriber = new StreamTimeoutSubscriber<>(actual, isProgress, scheduler,
+        timeouts.firstItemNanos(deadline), timeouts.idleNanos(deadline), timeouts);
+    source.subscribe(subscriber);
+    subscriber.sourceReturned();
   }
 }

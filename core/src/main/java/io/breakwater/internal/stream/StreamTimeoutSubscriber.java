@@ -4,6 +4,7 @@ import io.breakwater.stream.FirstItemTimeoutException;
 import io.breakwater.stream.IdleTimeoutException;
 import io.breakwater.internal.Lift;
 import io.breakwater.internal.Saturating;
+import io.breakwater.internal.deadline.GatedTimer;
 import io.breakwater.stream.StreamTimeouts;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -22,7 +23,8 @@ import reactor.util.context.Context;
 
 /**
  * First-item and idle timeouts on a progress clock, with one lazily re-armed timer per subscription (Netty's
- * {@code IdleStateHandler} pattern), in one of two modes.
+ * {@code IdleStateHandler} pattern), in one of two modes. The timer is a task on the scheduler, first armed by the gate
+ * of {@link GatedTimer}, whose contract it keeps: a stream that ends during its subscription schedules none.
  *
  * <h2>Exact (the default)</h2>
  * Each progress item records the clock ({@code lastProgressAt}, a release store). The timer is armed for the instant
@@ -36,7 +38,7 @@ import reactor.util.context.Context;
  * sequentially consistent, so (Dekker) either the timer sees an even {@code seq} and no {@code onNext} is or will be
  * delivering (a later one sees {@code TIMING_OUT} and discards its item), or the emitting thread sees
  * {@code TIMING_OUT} when its item returns. Whoever sees the other claims the error with a CAS to
- * {@code TERMINATED}, so it is signalled once. The argument rests on the memory model alone.
+ * {@code ENDED}, so it is signalled once. The argument rests on the memory model alone.
  *
  * <h2>Coarse ({@code StreamTimeouts.builder().coarse()})</h2>
  * {@code onNext} reads no clock and takes no fence: two opaque/release stores of {@code seq}, which are plain moves
@@ -49,19 +51,20 @@ import reactor.util.context.Context;
  * hop takes microseconds) — a hardware fact the Java memory model does not promise. That is the price of the
  * cheapest hot path, and why coarse is an opt-in.
  */
-final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
+final class StreamTimeoutSubscriber<T> extends GatedTimer<T>
+    implements CoreSubscriber<T>, Subscription, Scannable, Runnable {
 
-  private static final int RUNNING = 0;
-  private static final int TIMING_OUT = 1;
-  private static final int HANDOFF = 2;
-  private static final int TERMINATED = 3;
+  // The states beyond GatedTimer's LIVE and ENDED (a stream has no ANSWERED):
+  /** A timeout is decided; its error is signalled by whoever finds no item being delivered. */
+  private static final int TIMING_OUT = 3;
+  /** Coarse mode: the timer found an item being delivered and handed the error to the emitting thread. */
+  private static final int HANDOFF = 4;
 
   private static final Disposable DISPOSED = () -> {};
 
   private static final VarHandle SEQ;
   private static final VarHandle PROGRESS;
   private static final VarHandle LAST_PROGRESS_AT;
-  private static final VarHandle STATE;
   private static final VarHandle TIMER;
 
   static {
@@ -70,27 +73,20 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
       SEQ = lookup.findVarHandle(StreamTimeoutSubscriber.class, "seq", long.class);
       PROGRESS = lookup.findVarHandle(StreamTimeoutSubscriber.class, "progress", long.class);
       LAST_PROGRESS_AT = lookup.findVarHandle(StreamTimeoutSubscriber.class, "lastProgressAtExact", long.class);
-      STATE = lookup.findVarHandle(StreamTimeoutSubscriber.class, "state", int.class);
       TIMER = lookup.findVarHandle(StreamTimeoutSubscriber.class, "timer", Disposable.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  private final CoreSubscriber<? super T> actual;
   @Nullable private final Predicate<? super T> isProgress;
   private final Scheduler scheduler;
   /** 0 when there is no first-item timeout. */
   private final long firstNanos;
   /** 0 when there is no idle timeout. */
   private final long idleNanos;
-  private final long tickNanos;
   private final boolean exact;
   private final StreamTimeouts config;
-
-  // set in onSubscribe, which Reactive Streams (rule 1.9) signals before anything that reads it
-  @SuppressWarnings("NullAway.Init")
-  private Subscription s;
 
   /** Written only by onNext: twice the items entered, plus one while an item is being delivered. */
   private long seq;
@@ -100,7 +96,6 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   // read and written only through the VarHandle LAST_PROGRESS_AT, which Error Prone's UnusedVariable does not follow
   @SuppressWarnings("UnusedVariable")
   private long lastProgressAtExact;
-  private volatile int state;
   private volatile @Nullable Disposable timer;
 
   // Timer side: touched only by the timer task, whose runs are ordered (each run schedules the next).
@@ -111,30 +106,25 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
 
   StreamTimeoutSubscriber(CoreSubscriber<? super T> actual, @Nullable Predicate<? super T> isProgress,
       Scheduler scheduler, long firstNanos, long idleNanos, StreamTimeouts config) {
+    super(actual);
     this.config = config;
-    this.actual = actual;
     this.isProgress = isProgress;
     this.scheduler = scheduler;
     this.firstNanos = firstNanos;
     this.idleNanos = idleNanos;
-    this.tickNanos = Math.max(1L, idleNanos / StreamTimeouts.TICKS_PER_TIMEOUT);
     this.exact = !config.coarse();
   }
 
   @Override
-  public Context currentContext() {
-    return actual.currentContext();
+  protected void onUpstream() {
+    lastProgressAt = scheduler.now(TimeUnit.NANOSECONDS);
   }
 
+  /** Called by the arming gate (see {@link GatedTimer}): the first timer, unless the stream has ended. */
   @Override
-  public void onSubscribe(Subscription s) {
-    if (Operators.validate(this.s, s)) {
-      this.s = s;
-      lastProgressAt = scheduler.now(TimeUnit.NANOSECONDS);
-      actual.onSubscribe(this);
-      if (state == RUNNING) {
-        arm(firstDelay());
-      }
+  protected void arm() {
+    if (state == LIVE) {
+      armIn(firstDelay());
     }
   }
 
@@ -145,9 +135,14 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
       return firstNanos == 0 ? idleNanos : idleNanos == 0 ? firstNanos : Math.min(firstNanos, idleNanos);
     }
     if (firstNanos == 0) {
-      return Math.min(tickNanos, idleNanos);
+      return Math.min(tickNanos(), idleNanos);
     }
-    return idleNanos == 0 ? firstNanos : Math.min(tickNanos, firstNanos);
+    return idleNanos == 0 ? firstNanos : Math.min(tickNanos(), firstNanos);
+  }
+
+  /** Coarse mode: the interval between ticks (computed per tick, which is rare, to keep the subscriber small). */
+  private long tickNanos() {
+    return Math.max(1L, idleNanos / StreamTimeouts.TICKS_PER_TIMEOUT);
   }
 
   @Override
@@ -161,7 +156,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
     long sq = seq;
     SEQ.setOpaque(this, sq + 1);
-    if (state != RUNNING) {
+    if (state != LIVE) {
       SEQ.setRelease(this, sq + 2);
       Operators.onDiscard(t, actual.currentContext());
       claimAndSignalTimeout();
@@ -183,7 +178,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
     actual.onNext(t);
     SEQ.setRelease(this, sq + 2);
-    if (state != RUNNING) {
+    if (state != LIVE) {
       claimAndSignalTimeout();
     }
   }
@@ -192,7 +187,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   private void onNextExact(T t) {
     long sq = seq;
     SEQ.setVolatile(this, sq + 1);
-    if (state != RUNNING) {
+    if (state != LIVE) {
       SEQ.setVolatile(this, sq + 2);
       Operators.onDiscard(t, actual.currentContext());
       claimAndSignalTimeout();
@@ -215,7 +210,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
     actual.onNext(t);
     SEQ.setVolatile(this, sq + 2);
-    if (state != RUNNING) {
+    if (state != LIVE) {
       claimAndSignalTimeout();
     }
   }
@@ -227,8 +222,8 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
       if (current != TIMING_OUT && current != HANDOFF) {
         return;
       }
-      if (STATE.compareAndSet(this, current, TERMINATED)) {
-        disposeTimer();
+      if (claim(current, ENDED)) {
+        releaseTimer();
         if (exact) {
           cancelUpstream();   // idempotent: the timer may have cancelled already
         }
@@ -261,30 +256,18 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   private boolean terminate() {
     for (;;) {
       int current = state;
-      if (current == TERMINATED) {
+      if (current == ENDED) {
         return false;
       }
-      if (current != RUNNING) {
+      if (current != LIVE) {
         claimAndSignalTimeout();
         return false;
       }
-      if (STATE.compareAndSet(this, RUNNING, TERMINATED)) {
-        disposeTimer();
+      if (claim(LIVE, ENDED)) {
+        releaseTimer();
         return true;
       }
     }
-  }
-
-  @Override
-  public void request(long n) {
-    s.request(n);
-  }
-
-  @Override
-  public void cancel() {
-    state = TERMINATED;
-    disposeTimer();
-    s.cancel();
   }
 
   /** The timer: in exact mode a check of the deadline; in coarse mode a tick or phase 2 of a timeout. */
@@ -292,7 +275,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   public void run() {
     int current = state;
     if (exact) {
-      if (current == RUNNING) {
+      if (current == LIVE) {
         checkExact();
       }
       return;
@@ -301,7 +284,7 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
       signalTimeoutFromTimer();
       return;
     }
-    if (current != RUNNING) {
+    if (current != LIVE) {
       return;
     }
     tick();
@@ -319,32 +302,25 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     long limit = first ? firstNanos : idleNanos;
     long due = Saturating.add(since, limit);
     if (now - due < 0) {
-      arm(first && idleNanos != 0 ? Math.min(due - now, idleNanos) : due - now);
+      armIn(first && idleNanos != 0 ? Math.min(due - now, idleNanos) : due - now);
       return;
     }
     TimeoutException error = first
         ? new FirstItemTimeoutException(Duration.ofNanos(firstNanos), Duration.ofNanos(now - since))
         : new IdleTimeoutException(Duration.ofNanos(idleNanos), Duration.ofNanos(now - since));
     pendingError = error;
-    if (!STATE.compareAndSet(this, RUNNING, TIMING_OUT)) {
+    if (!claim(LIVE, TIMING_OUT)) {
       return;
     }
     (first ? config.firstItemTimeouts() : config.idleTimeouts()).increment();
     if (((long) SEQ.getVolatile(this) & 1L) == 0L) {
       // No item is being delivered, and any later one sees TIMING_OUT: the error is ours to signal, if still unclaimed.
-      if (STATE.compareAndSet(this, TIMING_OUT, TERMINATED)) {
-        disposeTimer();
-        cancelUpstream();
-        actual.onError(error);
+      if (claim(TIMING_OUT, ENDED)) {
+        endWith(error);
       }
     } else {
       cancelUpstream();   // the emitting thread sees TIMING_OUT when its item returns and signals the error
     }
-  }
-
-  /** Cancels upstream for a timeout, whose error is signalled whatever {@code cancel} throws. */
-  private void cancelUpstream() {
-    Lift.cancelUpstream(s, actual.currentContext());
   }
 
   /** Coarse mode: a tick. */
@@ -373,17 +349,17 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
     boolean first = !progressed && firstNanos != 0;
     long untilLimit = lastProgressAt + (first ? firstNanos : idleNanos) - now;
-    arm(idleNanos == 0 ? untilLimit : Math.min(tickNanos, untilLimit));
+    armIn(idleNanos == 0 ? untilLimit : Math.min(tickNanos(), untilLimit));
   }
 
   /** Phase 1: decide, publish the decision, cancel upstream; phase 2 runs one hop later. */
   private void beginTimeout(TimeoutException error) {
     pendingError = error;
-    if (!STATE.compareAndSet(this, RUNNING, TIMING_OUT)) {
+    if (!claim(LIVE, TIMING_OUT)) {
       return;
     }
     (error instanceof FirstItemTimeoutException ? config.firstItemTimeouts() : config.idleTimeouts()).increment();
-    arm(0L); // phase 2 first: however upstream reacts to the cancellation, the error will be signalled
+    armIn(0L); // phase 2 first: however upstream reacts to the cancellation, the error will be signalled
     cancelUpstream();
   }
 
@@ -391,31 +367,27 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   private void signalTimeoutFromTimer() {
     long sq = (long) SEQ.getAcquire(this);
     if ((sq & 1L) == 0L) {
-      if (STATE.compareAndSet(this, TIMING_OUT, TERMINATED)) {
-        disposeTimer();
+      if (claim(TIMING_OUT, ENDED)) {
+        releaseTimer();
         actual.onError(pendingError);
       }
-    } else if (STATE.compareAndSet(this, TIMING_OUT, HANDOFF)) {
-      disposeTimer();
+    } else if (claim(TIMING_OUT, HANDOFF)) {
+      releaseTimer();
       if ((long) SEQ.getAcquire(this) != sq) {
         claimAndSignalTimeout(); // the item was delivered meanwhile and may have missed the hand-off
       }
     }
   }
 
-  private void arm(long delayNanos) {
+  private void armIn(long delayNanos) {
     Disposable task;
     try {
       task = delayNanos <= 0L ? scheduler.schedule(this)
           : scheduler.schedule(this, Saturating.delayNanos(delayNanos), TimeUnit.NANOSECONDS);
     } catch (Throwable rejected) {
-      // No subscription for Reactor to cancel: cancelling this one would end the stream before the error is claimed,
-      // and the stream would then end with no signal at all.
-      RuntimeException e = Operators.onRejectedExecution(rejected, null, null, null, actual.currentContext());
       int current = state;
-      if (current != TERMINATED && STATE.compareAndSet(this, current, TERMINATED)) {
-        cancelUpstream();
-        actual.onError(e);
+      if (current != ENDED) {
+        endRefused(rejected, current);
       }
       return;
     }
@@ -431,7 +403,8 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
     }
   }
 
-  private void disposeTimer() {
+  @Override
+  protected void releaseTimer() {
     Disposable d = (Disposable) TIMER.getAndSet(this, DISPOSED);
     if (d != null && d != DISPOSED) {
       d.dispose();
@@ -441,24 +414,9 @@ final class StreamTimeoutSubscriber<T> implements CoreSubscriber<T>, Subscriptio
   @Override
   @Nullable
   public Object scanUnsafe(Attr key) {
-    if (key == Attr.PARENT) {
-      return s;
-    }
-    if (key == Attr.ACTUAL) {
-      return actual;
-    }
-    if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
-      return state == TERMINATED;
-    }
     if (key == Attr.RUN_ON) {
       return scheduler;
     }
-    if (key == Attr.RUN_STYLE) {
-      return Attr.RunStyle.SYNC;
-    }
-    if (key == Attr.NAME) {
-      return "streamTimeouts";
-    }
-    return null;
+    return key == Attr.NAME ? "streamTimeouts" : Lift.scanRelay(key, s, actual, state == ENDED);
   }
 }

@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -202,10 +203,10 @@ class TimerWheelTest {
       TimerWheel wheel = TimerWheel.of(single);
       long at = single.now(TimeUnit.NANOSECONDS) + TimeUnit.MILLISECONDS.toNanos(20);
       CountDownLatch fired = new CountDownLatch(2);
-      List<TimerWheel.Timer> timers = List.of(new Fires(fired::countDown), new Fires(() -> {
+      List<Fires> timers = List.of(new Fires(fired::countDown), new Fires(() -> {
         throw new IllegalStateException("a handler that throws");
       }), new Fires(fired::countDown));
-      for (TimerWheel.Timer timer : timers) {
+      for (TimerWheel.Timer<?> timer : timers) {
         wheel.file(timer, at, single);
       }
       assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
@@ -531,11 +532,23 @@ class TimerWheelTest {
     };
   }
 
-  private static final class Fires extends TimerWheel.Timer {
+  /** A timer with no subscription: the test files it itself, and nothing waits on it. */
+  private static final class Fires extends TimerWheel.Timer<Object> {
     private final Runnable action;
 
     Fires(Runnable action) {
+      super(Operators.emptySubscriber());
       this.action = action;
+    }
+
+    @Override
+    protected void arm() {
+      throw new UnsupportedOperationException("filed by the test itself, not through a subscription's gate");
+    }
+
+    @Override
+    protected void releaseTimer() {
+      throw new UnsupportedOperationException("released by the test itself, through its wheel");
     }
 
     @Override
