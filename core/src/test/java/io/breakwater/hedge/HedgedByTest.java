@@ -351,7 +351,8 @@ class HedgedByTest {
     List<Supplier<Mono<String>>> alternates = List.of(
         region("us", called, Mono.never()),
         region("eu", called, Mono.never()),
-        region("asia", called, Mono.delay(Duration.ofMillis(10)).thenReturn("asia")));
+        region("asia", called,   // assembled when subscribed, so that its delay runs on the virtual clock
+            Mono.defer(() -> Mono.delay(Duration.ofMillis(10)).thenReturn("asia"))));
     expectTheAlternateToAnswer(policy, alternates, Duration.ofMillis(310));
     assertThat(called).containsExactly("us", "eu", "asia");
   }
