@@ -37,8 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * that is whole classes stays top-level, so that the page's other blocks can use them, as in a reader's project (the
  * cookbook's recipes); a block of members (methods, fields, nested types) is wrapped in a class; a block of statements
  * in a {@code void run() throws Exception} method of a class. The shape is the first that parses. A block quoted from
- * {@code examples-spring-boot} needs the Spring Boot starter, which is not on this module's class path: it is left to
- * that module's build (spring-boot.md quotes one whole class there, its imports included).
+ * {@code examples-spring-boot} or {@code examples-spring-ai} needs the Spring Boot starter, which is not on this
+ * module's class path: it is left to that module's build (spring-boot.md quotes one whole class there, its imports
+ * included).
  *
  * <p>Before this test, a held-out newcomer compiled few blocks as copied; on those docs it reports 210 errors in 62 of
  * the 75 blocks (variables the page never declares, domain types no page shows, members of example classes).
@@ -54,8 +55,10 @@ class DocBlocksCompileTest {
   void everyBlockCompilesAsTheDocPrintsIt() {
     List<Path> pages = new ArrayList<>(Snippets.files(ROOT.resolve("docs"), ".md"));
     pages.add(ROOT.resolve("README.md"));
-    Map<String, Snippets.Region> bootRegions = Snippets.regions(ROOT.resolve("examples-spring-boot/src"),
-        ROOT.resolve("none"), new ArrayList<>());
+    Map<String, Snippets.Region> bootRegions = new HashMap<>();
+    for (String module : List.of("examples-spring-boot", "examples-spring-ai")) {
+      bootRegions.putAll(Snippets.regions(ROOT.resolve(module + "/src"), ROOT.resolve("none"), new ArrayList<>()));
+    }
     List<Block> blocks = new ArrayList<>();
     for (Path page : pages) {
       Snippets.javaBlocks(page, new ArrayList<>()).stream()

@@ -36,13 +36,14 @@ class DocSnippetsTest {
   static void readSourcesAndPages() {
     Path checkersOwnTests = MODULE.resolve("src/test/java/io/breakwater/examples/snippets");
     regions = Snippets.regions(MODULE.resolve("src"), checkersOwnTests, sourceProblems);
-    // the Spring Boot example is a module of its own (Boot's dependency management stays out of this one)
-    Snippets.regions(ROOT.resolve("examples-spring-boot/src"), checkersOwnTests, sourceProblems)
-        .forEach((name, region) -> {
-          if (regions.putIfAbsent(name, region) != null) {
-            sourceProblems.add("snippet '" + name + "' is named both in examples and in examples-spring-boot");
-          }
-        });
+    // the Spring Boot and Spring AI examples are modules of their own (Boot's dependency management stays out of this one)
+    for (String module : List.of("examples-spring-boot", "examples-spring-ai")) {
+      Snippets.regions(ROOT.resolve(module + "/src"), checkersOwnTests, sourceProblems).forEach((name, region) -> {
+        if (regions.putIfAbsent(name, region) != null) {
+          sourceProblems.add("snippet '" + name + "' is named twice, the second time in " + module);
+        }
+      });
+    }
     List<Path> pages = new ArrayList<>(Snippets.files(ROOT.resolve("docs"), ".md"));
     pages.add(ROOT.resolve("README.md"));
     blocks = new ArrayList<>();
