@@ -321,7 +321,7 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer<T> implements Scannable 
     if (losers > 0) {
       operator.policy.metrics.cancelled.increment(losers);
     }
-    head = attempt.takePrefix();
+    head = attempt.takeOwnPrefix();
     content = value;
     won = attempt;
     if (value == null || mono) {
@@ -767,6 +767,15 @@ final class HedgeSubscriber<T> extends TimerWheel.Timer<T> implements Scannable 
       ArrayDeque<T> q = prefix;
       prefix = null;
       return q;
+    }
+
+    /**
+     * {@link #takePrefix()} from this attempt's own signal, without the lock when it holds none (a call answered by
+     * its first item, the usual case): only this attempt's signals give it a prefix, so null seen here is null.
+     */
+    @Nullable
+    ArrayDeque<T> takeOwnPrefix() {
+      return prefix == null ? null : takePrefix();
     }
 
     void discardPrefix() {
