@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -126,6 +127,11 @@ public final class ScriptedToolServer implements AutoCloseable {
   public int chargesFor(String key) {
     AtomicInteger charges = chargesByKey.get(key);
     return charges == null ? 0 : charges.get();
+  }
+
+  /** The {@code Idempotency-Key} header values the payment API received, each once. */
+  public Set<String> idempotencyKeys() {
+    return Set.copyOf(chargesByKey.keySet());
   }
 
   /** Charges made, summed over all idempotency keys. */
