@@ -56,7 +56,7 @@ class DocBlocksCompileTest {
     List<Path> pages = new ArrayList<>(Snippets.files(ROOT.resolve("docs"), ".md"));
     pages.add(ROOT.resolve("README.md"));
     Map<String, Snippets.Region> bootRegions = new HashMap<>();
-    for (String module : List.of("examples-spring-boot", "examples-spring-ai")) {
+    for (String module : Snippets.BOOT_EXAMPLE_MODULES) {
       bootRegions.putAll(Snippets.regions(ROOT.resolve(module + "/src"), ROOT.resolve("none"), new ArrayList<>()));
     }
     List<Block> blocks = new ArrayList<>();

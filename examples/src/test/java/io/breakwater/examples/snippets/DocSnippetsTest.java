@@ -37,7 +37,7 @@ class DocSnippetsTest {
     Path checkersOwnTests = MODULE.resolve("src/test/java/io/breakwater/examples/snippets");
     regions = Snippets.regions(MODULE.resolve("src"), checkersOwnTests, sourceProblems);
     // the Spring Boot and Spring AI examples are modules of their own (Boot's dependency management stays out of this one)
-    for (String module : List.of("examples-spring-boot", "examples-spring-ai")) {
+    for (String module : Snippets.BOOT_EXAMPLE_MODULES) {
       Snippets.regions(ROOT.resolve(module + "/src"), checkersOwnTests, sourceProblems).forEach((name, region) -> {
         if (regions.putIfAbsent(name, region) != null) {
           sourceProblems.add("snippet '" + name + "' is named twice, the second time in " + module);

@@ -117,6 +117,12 @@ final class Snippets {
    */
   record Block(Path page, int fenceLine, String name, boolean withImports, int firstLine, int endLine, String text) {}
 
+  /**
+   * The example modules beside {@code examples} whose regions the pages quote too: each keeps Spring Boot's dependency
+   * management out of this module, so their blocks are compiled by their own builds.
+   */
+  static final List<String> BOOT_EXAMPLE_MODULES = List.of("examples-spring-boot", "examples-spring-ai");
+
   private Snippets() {}
 
   /** Every region under {@code sources} but not under {@code skipped}; malformed ones are reported in {@code problems}. */
