@@ -107,6 +107,36 @@ class ExactStreamTimeoutsTest {
   }
 
   @Test
+  void aTimeoutThatFindsAnItemBeingDeliveredChecksEveryQuarterUntilItReturnsThenSignalsOnceAndLeavesNoTask() {
+    // The consumer holds its item from 1 s to 11 s of virtual time (it advances the clock inside onNext, so the timer
+    // runs on this thread while the item is being delivered). The idle timeout (4 s) is decided at 5 s; the timer
+    // then checks every second (4 s / 4) for the delivery's end, which it must see even if the emitting thread, once
+    // its item returns, does not see the decision.
+    VirtualTimeScheduler vts = VirtualTimeScheduler.create();
+    TaskCountingScheduler counting = new TaskCountingScheduler(vts);
+    Sinks.Many<String> source = Sinks.many().unicast().onBackpressureBuffer();
+    java.util.List<String> seen = new java.util.ArrayList<>();
+    source.asFlux()
+        .transformDeferred(streamTimeouts(StreamTimeouts.builder().idle(Duration.ofSeconds(4))
+            .scheduler(() -> counting).meterRegistry(new SimpleMeterRegistry()).build()))
+        .subscribe(item -> {
+          vts.advanceTimeBy(Duration.ofSeconds(10));
+          seen.add(item + " returned at " + vts.now(TimeUnit.SECONDS) + " s, tasks so far "
+              + counting.scheduledTasks());
+        }, e -> seen.add(e.getClass().getSimpleName() + " at " + vts.now(TimeUnit.SECONDS) + " s"));
+    vts.advanceTimeBy(Duration.ofSeconds(1));
+    source.tryEmitNext("slow");
+    assertThat(seen).containsExactly(
+        // the timer armed at 0 s, re-armed at 4 s for the item's 5 s, then checks for 6, 7, ..., 12 s (the last pending)
+        "slow returned at 11 s, tasks so far 9",
+        "IdleTimeoutException at 11 s");
+    assertThat(counting.pendingTasks()).as("the pending check is released with the error").isZero();
+    vts.advanceTimeBy(Duration.ofMinutes(1));
+    assertThat(seen).hasSize(2);
+    assertThat(counting.scheduledTasks()).isEqualTo(9);
+  }
+
+  @Test
   void theCoarseTickIsAnOptIn() {
     VirtualTimeScheduler vts = VirtualTimeScheduler.create();
     StreamTimeouts coarse = StreamTimeouts.builder().idle(Duration.ofSeconds(4)).coarse().scheduler(() -> vts)

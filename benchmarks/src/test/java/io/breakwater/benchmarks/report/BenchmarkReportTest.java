@@ -125,6 +125,7 @@ class BenchmarkReportTest {
         run("ClockReadBenchmark.nanoTime", "", 29, 0),
         run("ClockReadBenchmark.heldParallelNowNanos", "", 28, 0),
         run("stream.IdleTimeoutBenchmark.reactorFluxTimeout", "", 560, 0),
+        run("stream.IdleTimeoutBenchmark.bare", "", 2, 0),
         run("limit.LimitBenchmark.thousandInFlight", "\"params\":{\"variant\":\"baseline\"},", 100, 112),
         run("limit.LimitBenchmark.thousandInFlight", "\"params\":{\"variant\":\"resilience4jRateLimiter\"},", 200,
             224)) + "]";
@@ -132,11 +133,13 @@ class BenchmarkReportTest {
     withClock.read(Files.writeString(dir.resolve("clock.json"), json));
     String md = withClock.markdown("benchmarks.svg");
 
-    // 30 / (200 − 100); the breaker's peer did not run; 28 / Flux.timeout's whole score per element, 560
+    // 30 / (200 − 100); the breaker's peer did not run; 28 / Flux.timeout's whole score per element, 560; the bare
+    // stream's 2 ns plus the read, over 2 ns: the floor of P4's ratio to the bare stream
     assertThat(md).contains("<!-- figures: clock-reads key=1 -->",
         "| in-memory `throttledBy`, the limit's clock (P10) | 1 | 30.00 | 0.30 | 29.00 |",
         "| timed asynchronous `guardedBy`, the breaker's clock (P1, 1 thread) | 2 | 31.00 | not in this run | 29.00 |",
-        "| exact `idleTimeout`, the stream's clock (P4 against `Flux.timeout`), per element | 1 | 28.00 | 0.05 | 29.00 |");
+        "| exact `idleTimeout`, the stream's clock (P4 against `Flux.timeout`), per element | 1 | 28.00 | 0.05 | 29.00 |",
+        "| exact `idleTimeout`, the stream's clock (P4 against the bare stream), per element | 1 | 28.00 | 15.00 | 29.00 |");
     assertThat(report.markdown("benchmarks.svg")).as("a run without ClockReadBenchmark")
         .contains("Not measured in this run (`ClockReadBenchmark`).");
   }

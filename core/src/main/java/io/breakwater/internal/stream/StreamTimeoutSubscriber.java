@@ -33,12 +33,16 @@ import reactor.util.context.Context;
  * nanosecond in virtual time, with one pending task per subscription.
  *
  * <p>Timing out must never overlap an {@code onNext} in flight, and takes no lock. {@code seq} is odd while an item
- * is being delivered; {@code onNext} stores it with volatile stores and reads {@code state} after each, and the
- * timer moves {@code state} to {@code TIMING_OUT} with a CAS and then reads {@code seq}. Volatile accesses are
- * sequentially consistent, so (Dekker) either the timer sees an even {@code seq} and no {@code onNext} is or will be
- * delivering (a later one sees {@code TIMING_OUT} and discards its item), or the emitting thread sees
- * {@code TIMING_OUT} when its item returns. Whoever sees the other claims the error with a CAS to
- * {@code ENDED}, so it is signalled once. The argument rests on the memory model alone.
+ * is being delivered. {@code onNext} makes it odd with a volatile store and then reads {@code state}; the timer moves
+ * {@code state} to {@code TIMING_OUT} with a CAS and then reads {@code seq}. Volatile accesses are sequentially
+ * consistent, so (Dekker) either the timer sees an even {@code seq}, and no {@code onNext} is or will be delivering (a
+ * later one sees {@code TIMING_OUT} and discards its item), or it sees the item being delivered. Then it cancels
+ * upstream and checks again every timeout/{@value StreamTimeouts#TICKS_PER_TIMEOUT} until {@code seq} is even: the
+ * store that makes it even after the delivery is a release store, with no fence, so it may reach the timer a little
+ * late, but a later acquire read sees it (an even value read with acquire also means the delivery has returned).
+ * The emitting thread reads {@code state} after that store too, and usually signals the error as its item returns.
+ * Whoever claims the error with a CAS to {@code ENDED} signals it, so it is signalled once. The argument rests on
+ * the memory model alone, and the hot path has one fence, not two.
  *
  * <h2>Coarse ({@code StreamTimeouts.builder().coarse()})</h2>
  * {@code onNext} reads no clock and takes no fence: two opaque/release stores of {@code seq}, which are plain moves
@@ -140,9 +144,12 @@ final class StreamTimeoutSubscriber<T> extends GatedTimer<T>
     return idleNanos == 0 ? firstNanos : Math.min(tickNanos(), firstNanos);
   }
 
-  /** Coarse mode: the interval between ticks (computed per tick, which is rare, to keep the subscriber small). */
+  /**
+   * The interval between coarse ticks, and between an exact timer's checks for the end of a delivery it found in
+   * progress (computed when used, which is rare, to keep the subscriber small).
+   */
   private long tickNanos() {
-    return Math.max(1L, idleNanos / StreamTimeouts.TICKS_PER_TIMEOUT);
+    return Math.max(1L, (idleNanos != 0 ? idleNanos : firstNanos) / StreamTimeouts.TICKS_PER_TIMEOUT);
   }
 
   @Override
@@ -183,7 +190,7 @@ final class StreamTimeoutSubscriber<T> extends GatedTimer<T>
     }
   }
 
-  /** The exact mode's hot path: volatile stores of {@code seq} around the delivery, one clock read per progress. */
+  /** The exact mode's hot path: one volatile store (the fence) and one release store, one clock read per progress. */
   private void onNextExact(T t) {
     long sq = seq;
     SEQ.setVolatile(this, sq + 1);
@@ -209,7 +216,7 @@ final class StreamTimeoutSubscriber<T> extends GatedTimer<T>
       PROGRESS.setRelease(this, progress + 1);   // after the time: whoever sees the count sees the time
     }
     actual.onNext(t);
-    SEQ.setVolatile(this, sq + 2);
+    SEQ.setRelease(this, sq + 2);   // no fence: a timer that saw the delivery checks again until it sees this
     if (state != LIVE) {
       claimAndSignalTimeout();
     }
@@ -270,13 +277,18 @@ final class StreamTimeoutSubscriber<T> extends GatedTimer<T>
     }
   }
 
-  /** The timer: in exact mode a check of the deadline; in coarse mode a tick or phase 2 of a timeout. */
+  /**
+   * The timer: in exact mode a check of the deadline, or of the end of a delivery that a timeout found in progress;
+   * in coarse mode a tick or phase 2 of a timeout.
+   */
   @Override
   public void run() {
     int current = state;
     if (exact) {
       if (current == LIVE) {
         checkExact();
+      } else if (current == TIMING_OUT) {
+        signalOnceDelivered();
       }
       return;
     }
@@ -319,7 +331,17 @@ final class StreamTimeoutSubscriber<T> extends GatedTimer<T>
         endWith(error);
       }
     } else {
-      cancelUpstream();   // the emitting thread sees TIMING_OUT when its item returns and signals the error
+      armIn(tickNanos());   // the check below, unless the emitting thread signals first as its item returns
+      cancelUpstream();
+    }
+  }
+
+  /** Exact mode: a timeout found an item being delivered; signal its error once the delivery has returned. */
+  private void signalOnceDelivered() {
+    if (((long) SEQ.getAcquire(this) & 1L) == 0L) {
+      claimAndSignalTimeout();
+    } else {
+      armIn(tickNanos());
     }
   }
 
