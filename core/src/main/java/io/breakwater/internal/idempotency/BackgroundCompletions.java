@@ -1,8 +1,9 @@
 package io.breakwater.internal.idempotency;
 
 import io.breakwater.idempotency.IdempotencyPolicy;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 
 /**
  * How many outcomes of one policy are being stored after their callers got their values, at most {@code max}. A call
@@ -11,9 +12,21 @@ import java.util.function.Function;
  */
 public final class BackgroundCompletions {
 
-  // bound by IdempotencyPolicy's static initialiser, which has run before any policy can be passed to of(..)
-  @SuppressWarnings("NullAway.Init")
-  private static volatile Function<IdempotencyPolicy, BackgroundCompletions> access;
+  /**
+   * {@link IdempotencyPolicy}'s private {@code backgroundCompletions} field, which the policy exposes to nobody:
+   * {@code idempotentBy}'s operator reads it here. A constant handle on a final field, so the read costs what a field
+   * read does.
+   */
+  private static final VarHandle OF_POLICY;
+
+  static {
+    try {
+      OF_POLICY = MethodHandles.privateLookupIn(IdempotencyPolicy.class, MethodHandles.lookup())
+          .findVarHandle(IdempotencyPolicy.class, "backgroundCompletions", BackgroundCompletions.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final int max;
   private final AtomicInteger running = new AtomicInteger();
@@ -22,14 +35,9 @@ public final class BackgroundCompletions {
     this.max = max;
   }
 
-  /** Called once, by {@code IdempotencyPolicy}, which holds one per policy without exposing it. */
-  public static void bindAccess(Function<IdempotencyPolicy, BackgroundCompletions> accessor) {
-    access = accessor;
-  }
-
   /** The background completions of {@code policy}'s calls. */
   public static BackgroundCompletions of(IdempotencyPolicy policy) {
-    return access.apply(policy);
+    return (BackgroundCompletions) OF_POLICY.get(policy);
   }
 
   /** Takes a place for one completion in the background; {@code false} when all {@code max} are taken. */
