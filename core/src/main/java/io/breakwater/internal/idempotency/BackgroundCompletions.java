@@ -1,7 +1,7 @@
 package io.breakwater.internal.idempotency;
 
 import io.breakwater.idempotency.IdempotencyPolicy;
-import java.lang.invoke.MethodHandles;
+import io.breakwater.internal.PrivateFields;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,16 +17,8 @@ public final class BackgroundCompletions {
    * {@code idempotentBy}'s operator reads it here. A constant handle on a final field, so the read costs what a field
    * read does.
    */
-  private static final VarHandle OF_POLICY;
-
-  static {
-    try {
-      OF_POLICY = MethodHandles.privateLookupIn(IdempotencyPolicy.class, MethodHandles.lookup())
-          .findVarHandle(IdempotencyPolicy.class, "backgroundCompletions", BackgroundCompletions.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
+  private static final VarHandle OF_POLICY =
+      PrivateFields.handle(IdempotencyPolicy.class, "backgroundCompletions", BackgroundCompletions.class);
 
   private final int max;
   private final AtomicInteger running = new AtomicInteger();
