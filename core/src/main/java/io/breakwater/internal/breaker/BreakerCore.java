@@ -49,10 +49,7 @@ public final class BreakerCore {
   /** For a family breaker: a timeout of an attempt cut by a tool's tightened adaptive timeout; ignored. */
   static final int ADAPTIVE_CUT = 6;
 
-  /**
-   * {@link CircuitBreaker}'s private {@code core} field, which the breaker exposes to nobody: the guard reads it here.
-   * A constant handle on a final field, so the read costs what a field read does.
-   */
+  /** {@link CircuitBreaker}'s private {@code core} field, which no method of the breaker exposes. */
   private static final VarHandle CORE = PrivateFields.handle(CircuitBreaker.class, "core", BreakerCore.class);
 
   /** A per-call timer firing at least this late (100 ms, many ticks of the timer wheel) shows our own starvation. */

@@ -12,11 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class BackgroundCompletions {
 
-  /**
-   * {@link IdempotencyPolicy}'s private {@code backgroundCompletions} field, which the policy exposes to nobody:
-   * {@code idempotentBy}'s operator reads it here. A constant handle on a final field, so the read costs what a field
-   * read does.
-   */
+  /** {@link IdempotencyPolicy}'s private {@code backgroundCompletions} field, which no method of the policy exposes. */
   private static final VarHandle OF_POLICY =
       PrivateFields.handle(IdempotencyPolicy.class, "backgroundCompletions", BackgroundCompletions.class);
 
