@@ -1,7 +1,7 @@
 package io.breakwater.hedge;
 
 import io.breakwater.failure.FailureKind;
-import io.breakwater.internal.failure.RuntimeFailure;
+import io.breakwater.internal.failure.Refusal;
 
 /**
  * Signalled at subscription, before any call is made, when {@code hedgedBy} guards a write that a backup attempt
@@ -20,16 +20,15 @@ import io.breakwater.internal.failure.RuntimeFailure;
  *     .transformDeferred(sideEffect(SideEffect.DEDUPLICATED_WRITE));
  * }</pre>
  */
-public final class UnsafeHedgeException extends RuntimeFailure {
+public final class UnsafeHedgeException extends Refusal {
 
   private static final long serialVersionUID = 1L;
 
   /** @param source the name of the hedge policy that refused */
   public UnsafeHedgeException(String source) {
-    super(source, FailureKind.MISCONFIGURED, "Refusing to hedge '" + source + "': the call is a write that must not"
-        + " be sent twice, so a backup attempt could repeat its side effect while the first is processed (an"
-        + " idempotency claim does not stop that). Remove hedgedBy from writes, or, if the dependency deduplicates on"
-        + " the idempotency key sent with every attempt, declare sideEffect(DEDUPLICATED_WRITE) around"
-        + " idempotentBy(..).", null);
+    super("hedge", source, "the call is a write that must not be sent twice, so a backup attempt could repeat its"
+        + " side effect while the first is processed (an idempotency claim does not stop that). Remove hedgedBy from"
+        + " writes, or, if the dependency deduplicates on the idempotency key sent with every attempt, declare"
+        + " sideEffect(DEDUPLICATED_WRITE) around idempotentBy(..).");
   }
 }

@@ -87,11 +87,6 @@ public final class IdempotencyPolicy {
   public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
   public static final int DEFAULT_MAX_BACKGROUND_COMPLETIONS = 64;
 
-  static {
-    // idempotentBy's operator reaches each policy's background completions through this, not a public getter
-    BackgroundCompletions.bindAccess(policy -> policy.backgroundCompletions);
-  }
-
   private final IdempotencyStore store;
   private final Duration ttl;
   private final Duration lease;
@@ -101,6 +96,8 @@ public final class IdempotencyPolicy {
   private final boolean failOpenForReads;
   private final int maxResultBytes;
   private final int maxBackgroundCompletions;
+  /** {@code BackgroundCompletions.of(policy)} reads this field by name (no code here does); no method exposes it. */
+  @SuppressWarnings("UnusedVariable")
   private final BackgroundCompletions backgroundCompletions;
   private final ObjectMapper objectMapper;
   private final FailureClassifier classifier;

@@ -1,7 +1,7 @@
 package io.breakwater.retry;
 
 import io.breakwater.failure.FailureKind;
-import io.breakwater.internal.failure.RuntimeFailure;
+import io.breakwater.internal.failure.Refusal;
 
 /**
  * Signalled at subscription, before any call is made, when {@code retryWithBudget} guards a call declared
@@ -16,15 +16,14 @@ import io.breakwater.internal.failure.RuntimeFailure;
  *     .transformDeferred(sideEffect(SideEffect.NON_IDEMPOTENT_WRITE));
  * }</pre>
  */
-public final class UnsafeRetryException extends RuntimeFailure {
+public final class UnsafeRetryException extends Refusal {
 
   private static final long serialVersionUID = 1L;
 
   /** @param source the name of the retry policy that refused */
   public UnsafeRetryException(String source) {
-    super(source, FailureKind.MISCONFIGURED, "Refusing to retry '" + source + "': the call is declared"
-        + " NON_IDEMPOTENT_WRITE and holds no idempotency key, so a retry could repeat its side effect. Wrap it in"
-        + " idempotentBy(..) outside retryWithBudget, or declare sideEffect(IDEMPOTENT_WRITE) if the API deduplicates"
-        + " requests itself.", null);
+    super("retry", source, "the call is declared NON_IDEMPOTENT_WRITE and holds no idempotency key, so a retry could"
+        + " repeat its side effect. Wrap it in idempotentBy(..) outside retryWithBudget, or declare"
+        + " sideEffect(IDEMPOTENT_WRITE) if the API deduplicates requests itself.");
   }
 }

@@ -8,10 +8,10 @@ import io.breakwater.breaker.SchedulerLag;
 import io.breakwater.breaker.StateTransition;
 import io.breakwater.failure.FailureClassifier;
 import io.breakwater.failure.FailureKind;
+import io.breakwater.internal.PrivateFields;
 import io.breakwater.internal.Saturating;
-import java.time.Duration;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -49,25 +49,13 @@ public final class BreakerCore {
   /** For a family breaker: a timeout of an attempt cut by a tool's tightened adaptive timeout; ignored. */
   static final int ADAPTIVE_CUT = 6;
 
-  /**
-   * {@link CircuitBreaker}'s private {@code core} field, which the breaker exposes to nobody: the guard reads it here.
-   * A constant handle on a final field, so the read costs what a field read does.
-   */
-  private static final VarHandle CORE;
+  /** {@link CircuitBreaker}'s private {@code core} field, which no method of the breaker exposes. */
+  private static final VarHandle CORE = PrivateFields.handle(CircuitBreaker.class, "core", BreakerCore.class);
 
   /** A per-call timer firing at least this late (100 ms, many ticks of the timer wheel) shows our own starvation. */
   static final long LATE_TIMER_NANOS = Saturating.nanos(SchedulerLag.DEFAULT_THRESHOLD);
   /** How long after a late timer the breaker still takes timeouts for our own (5 s). */
   static final long LATE_HOLD_NANOS = Saturating.nanos(SchedulerLag.DEFAULT_HOLD);
-
-  static {
-    try {
-      CORE = MethodHandles.privateLookupIn(CircuitBreaker.class, MethodHandles.lookup())
-          .findVarHandle(CircuitBreaker.class, "core", BreakerCore.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
 
   /** The state machine of {@code breaker}. */
   static BreakerCore of(CircuitBreaker breaker) {

@@ -1,8 +1,9 @@
 package io.breakwater.internal.idempotency;
 
 import io.breakwater.idempotency.IdempotencyPolicy;
+import io.breakwater.internal.PrivateFields;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 
 /**
  * How many outcomes of one policy are being stored after their callers got their values, at most {@code max}. A call
@@ -11,9 +12,9 @@ import java.util.function.Function;
  */
 public final class BackgroundCompletions {
 
-  // bound by IdempotencyPolicy's static initialiser, which has run before any policy can be passed to of(..)
-  @SuppressWarnings("NullAway.Init")
-  private static volatile Function<IdempotencyPolicy, BackgroundCompletions> access;
+  /** {@link IdempotencyPolicy}'s private {@code backgroundCompletions} field, which no method of the policy exposes. */
+  private static final VarHandle OF_POLICY =
+      PrivateFields.handle(IdempotencyPolicy.class, "backgroundCompletions", BackgroundCompletions.class);
 
   private final int max;
   private final AtomicInteger running = new AtomicInteger();
@@ -22,14 +23,9 @@ public final class BackgroundCompletions {
     this.max = max;
   }
 
-  /** Called once, by {@code IdempotencyPolicy}, which holds one per policy without exposing it. */
-  public static void bindAccess(Function<IdempotencyPolicy, BackgroundCompletions> accessor) {
-    access = accessor;
-  }
-
   /** The background completions of {@code policy}'s calls. */
   public static BackgroundCompletions of(IdempotencyPolicy policy) {
-    return access.apply(policy);
+    return (BackgroundCompletions) OF_POLICY.get(policy);
   }
 
   /** Takes a place for one completion in the background; {@code false} when all {@code max} are taken. */
