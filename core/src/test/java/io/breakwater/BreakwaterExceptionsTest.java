@@ -248,6 +248,36 @@ class BreakwaterExceptionsTest {
     }
   }
 
+  @Test
+  void theContextOfAnExceptionReadsTheSameOrEmptyOnADeserializedCopyNeverFailing() {
+    StreamTruncatedException cut = roundTrip(new StreamTruncatedException("llm:openai_chat", "Hello, wor", 3,
+        "a serializable partial result", FailureKind.CONNECTION, null));
+    assertThat(cut.partialOutput()).isEqualTo("Hello, wor");
+    assertThat(cut.itemsDelivered()).isEqualTo(3);
+    assertThat(cut.partialResult()).isEqualTo("a serializable partial result");
+    assertThat(cut.failureKind()).isEqualTo(FailureKind.CONNECTION);
+
+    StreamTruncatedByTimeoutException stalled = roundTrip(new StreamTruncatedByTimeoutException("llm:anthropic",
+        "Bonjour", 2, new Object(), new IdleTimeoutException(Duration.ofSeconds(3), Duration.ofSeconds(3))));
+    assertThat(stalled.partialOutput()).isEqualTo("Bonjour");
+    assertThat(stalled.itemsDelivered()).isEqualTo(2);
+    assertThat(stalled.partialResult()).as("not serializable: left out").isNull();
+    assertThat(stalled).hasCauseInstanceOf(IdleTimeoutException.class);
+
+    RetryAttempt attempt = new RetryAttempt(1, FailureKind.SERVER_ERROR, Duration.ZERO, Instant.EPOCH,
+        new HttpStatusException(503));
+    RetryExhaustedException exhausted = roundTrip(new RetryExhaustedException("default",
+        RetryStopReason.MAX_RETRIES, List.of(attempt)));
+    assertThat(exhausted.attempts()).as("not serialized; the message lists them").isEmpty();
+    assertThat(exhausted.getMessage()).contains("#1");
+
+    HttpStatusException status = roundTrip(new HttpStatusException(429, java.util.Map.of("Retry-After",
+        List.of("5"))));
+    assertThat(status.status()).isEqualTo(429);
+    assertThat(status.headers()).isEmpty();
+    assertThat(status.header("Retry-After")).isEmpty();
+  }
+
   private static void assertTimeout(Throwable e, String source, FailureKind kind, String message) {
     assertThat(e).isInstanceOf(TimeoutException.class).isNotInstanceOf(RuntimeException.class);
     assertFailure(e, source, kind, message);
@@ -265,14 +295,15 @@ class BreakwaterExceptionsTest {
     assertThat(e.getStackTrace()).as("no stack trace").isEmpty();
   }
 
-  private static Throwable roundTrip(Throwable e) {
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> E roundTrip(E e) {
     try {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
         out.writeObject(e);
       }
       try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
-        return (Throwable) in.readObject();
+        return (E) in.readObject();
       }
     } catch (IOException x) {
       throw new UncheckedIOException(x);

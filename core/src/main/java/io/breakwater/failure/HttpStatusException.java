@@ -29,7 +29,7 @@ public class HttpStatusException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final int status;
-  private final transient Map<String, List<String>> headers;
+  private final transient @Nullable Map<String, List<String>> headers;   // not serialized
 
   /** An error status without headers. */
   public HttpStatusException(int status) {
@@ -61,14 +61,14 @@ public class HttpStatusException extends RuntimeException {
     return status;
   }
 
-  /** All response headers, by case-insensitive name. */
+  /** All response headers, by case-insensitive name; none on a deserialized copy. */
   public Map<String, List<String>> headers() {
-    return headers;
+    return headers == null ? Map.of() : headers;
   }
 
   /** The first value of a response header, if present. */
   public Optional<String> header(String name) {
-    List<String> values = headers.get(name);
+    List<String> values = headers().get(name);
     return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
   }
 }

@@ -28,7 +28,7 @@ public final class RetryExhaustedException extends RuntimeFailure {
   private static final long serialVersionUID = 1L;
 
   private final RetryStopReason reason;
-  private final transient List<RetryAttempt> attempts;
+  private final transient @Nullable List<RetryAttempt> attempts;   // not serialized: the message lists them
 
   /**
    * @param source the name of the retry policy
@@ -84,8 +84,11 @@ public final class RetryExhaustedException extends RuntimeFailure {
     return reason;
   }
 
-  /** Every attempt, in order: failure kind, delay before it, and when it failed. */
+  /**
+   * Every attempt, in order: failure kind, delay before it, and when it failed. Empty on a deserialized copy, whose
+   * message still lists them.
+   */
   public List<RetryAttempt> attempts() {
-    return attempts;
+    return attempts == null ? List.of() : attempts;
   }
 }

@@ -24,7 +24,7 @@ public final class StreamTruncatedByTimeoutException extends TimeoutFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final transient Truncation truncation;
+  private final Truncation truncation;
 
   /**
    * @param source what detected it, e.g. {@code "llm:openai_chat"}
@@ -48,7 +48,10 @@ public final class StreamTruncatedByTimeoutException extends TimeoutFailure {
     return truncation.partialOutput();
   }
 
-  /** The producer's own partial result (an {@code LlmResponse} for {@code LlmStreamClient}), or {@code null}. */
+  /**
+   * The producer's own partial result (an {@code LlmResponse} for {@code LlmStreamClient}), or {@code null}; also
+   * {@code null} on a deserialized copy when the result was not serializable.
+   */
   @Nullable
   public Object partialResult() {
     return truncation.partialResult();

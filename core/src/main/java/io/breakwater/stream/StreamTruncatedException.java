@@ -29,7 +29,7 @@ public final class StreamTruncatedException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final transient Truncation truncation;
+  private final Truncation truncation;
 
   /**
    * @param source what detected it, e.g. {@code "llm:openai_chat"}
@@ -66,7 +66,10 @@ public final class StreamTruncatedException extends RuntimeFailure {
     return truncation.partialOutput();
   }
 
-  /** The producer's own partial result (an {@code LlmResponse} for {@code LlmStreamClient}), or {@code null}. */
+  /**
+   * The producer's own partial result (an {@code LlmResponse} for {@code LlmStreamClient}), or {@code null}; also
+   * {@code null} on a deserialized copy when the result was not serializable.
+   */
   @Nullable
   public Object partialResult() {
     return truncation.partialResult();
