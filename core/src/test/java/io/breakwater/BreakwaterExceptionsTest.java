@@ -32,6 +32,10 @@ import io.breakwater.stream.IdleTimeoutException;
 import io.breakwater.stream.StreamTimeoutException;
 import io.breakwater.stream.StreamTruncatedByTimeoutException;
 import io.breakwater.stream.StreamTruncatedException;
+import io.breakwater.stream.llm.FinishReason;
+import io.breakwater.stream.llm.LlmChoice;
+import io.breakwater.stream.llm.LlmIncompleteException;
+import io.breakwater.stream.llm.LlmResponse;
 import io.breakwater.stream.llm.LlmStreamException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -276,6 +280,16 @@ class BreakwaterExceptionsTest {
     assertThat(status.status()).isEqualTo(429);
     assertThat(status.headers()).isEmpty();
     assertThat(status.header("Retry-After")).isEmpty();
+
+    LlmStreamException overloaded = roundTrip(new LlmStreamException("llm:anthropic", "overloaded_error", "",
+        "Overloaded"));
+    assertThat(overloaded.partialResponse().text()).isEmpty();
+    assertThat(overloaded.errorType()).isEqualTo("overloaded_error");
+    LlmResponse paused = new LlmResponse("msg_1", "claude", List.of(new LlmChoice(0, "Searching", "", "", List.of(),
+        List.of(), List.of(), List.of(), List.of(), List.of(), FinishReason.PAUSE, "pause_turn")), null, 1, true);
+    LlmIncompleteException incomplete = roundTrip(new LlmIncompleteException("llm:anthropic", paused));
+    assertThat(incomplete.response().text()).as("not serialized; the message names the finish reason").isEmpty();
+    assertThat(incomplete.getMessage()).contains("PAUSE");
   }
 
   private static void assertTimeout(Throwable e, String source, FailureKind kind, String message) {

@@ -4,6 +4,7 @@ import io.breakwater.failure.FailureKind;
 import io.breakwater.internal.failure.RuntimeFailure;
 import io.breakwater.internal.http.ServerText;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The stream ended properly, but the answer is incomplete: a choice finished with {@link FinishReason#LENGTH}
@@ -24,7 +25,7 @@ public final class LlmIncompleteException extends RuntimeFailure {
 
   private static final long serialVersionUID = 1L;
 
-  private final transient LlmResponse response;
+  private final transient @Nullable LlmResponse response;   // not serialized: the message names its finish reasons
 
   /**
    * @param source the client that received it, e.g. {@code "llm:openai_chat"}
@@ -40,8 +41,11 @@ public final class LlmIncompleteException extends RuntimeFailure {
     this.response = response;
   }
 
-  /** The response as assembled, with its finish reasons. */
+  /**
+   * The response as assembled, with its finish reasons; a response without content on a deserialized copy, whose
+   * message still names them.
+   */
   public LlmResponse response() {
-    return response;
+    return response != null ? response : LlmResponse.NOTHING;
   }
 }

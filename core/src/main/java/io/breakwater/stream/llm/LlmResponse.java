@@ -34,6 +34,9 @@ import reactor.core.publisher.Mono;
 public record LlmResponse(String id, String model, List<LlmChoice> choices, @Nullable TokenUsage usage, int attempts,
     boolean completed) {
 
+  /** A response without content: what an error that came first, or a deserialized copy of one, carries. */
+  static final LlmResponse NOTHING = new LlmResponse("", "", List.of(LlmChoice.empty(0)), null, 0, false);
+
   public LlmResponse {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(model, "model");

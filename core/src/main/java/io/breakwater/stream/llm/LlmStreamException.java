@@ -36,7 +36,7 @@ public final class LlmStreamException extends RuntimeFailure {
 
   private final String errorType;
   private final String errorCode;
-  private final transient LlmResponse partialResponse;
+  private final transient @Nullable LlmResponse partialResponse;   // not serialized
 
   /**
    * @param source what reported it, e.g. {@code "llm:openai_chat"}
@@ -54,8 +54,7 @@ public final class LlmStreamException extends RuntimeFailure {
     super(Objects.requireNonNull(source, "source"), kindOf(errorType, errorCode), message, cause);
     this.errorType = errorType;
     this.errorCode = errorCode;
-    this.partialResponse = partialResponse != null ? partialResponse
-        : new LlmResponse("", "", java.util.List.of(LlmChoice.empty(0)), null, 0, false);
+    this.partialResponse = partialResponse;
   }
 
   private static String message(String source, String errorType, String errorCode, String message) {
@@ -118,8 +117,11 @@ public final class LlmStreamException extends RuntimeFailure {
     return errorCode;
   }
 
-  /** What the stream delivered before the error; a response without content when the error came first. */
+  /**
+   * What the stream delivered before the error; a response without content when the error came first, and on a
+   * deserialized copy.
+   */
   public LlmResponse partialResponse() {
-    return partialResponse;
+    return partialResponse != null ? partialResponse : LlmResponse.NOTHING;
   }
 }
