@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 mvn -B -q -ntp -pl benchmarks -am package -DskipTests
 mkdir -p benchmarks/target
 java -jar benchmarks/target/benchmarks.jar "${1:-io.breakwater.benchmarks}" \
-  -f 1 -wi 3 -i 5 -w 1s -r 1s -prof gc -rf json -rff benchmarks/target/jmh.json
+  -f 1 -wi 5 -i 5 -w 1s -r 1s -prof gc -rf json -rff benchmarks/target/jmh.json
 # P6: Redis idempotent calls against redis-benchmark SET on this machine, if both are installed.
 rm -f benchmarks/target/redis.md
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
