@@ -1,6 +1,5 @@
 package io.breakwater.internal.limit;
 
-import io.breakwater.deadline.Deadline;
 import io.breakwater.internal.Durations;
 import io.breakwater.internal.Lift;
 import io.breakwater.limit.ConcurrencyLimit;
@@ -120,8 +119,7 @@ public final class ConcurrencyEngine extends LimitQueue<ConcurrencyEngine.Waiter
       return;
     }
     ContextView ctx = actual.currentContext();
-    Deadline deadline = Deadline.from(ctx).orElse(null);
-    long wait = deadline == null ? maxWaitNanos : Math.min(maxWaitNanos, deadline.remainingNanos());
+    long wait = waitNanos(ctx, maxWaitNanos);
     Waiter waiter = new Waiter(wait, TaskShares.taskOf(ctx));
     if (!waiter.waits() && store.answersAtOnce()) {
       LimitExceededException refusal = new LimitExceededException(name(), Reason.WOULD_WAIT_TOO_LONG, null,

@@ -1,5 +1,6 @@
 package io.breakwater.internal.limit;
 
+import io.breakwater.deadline.Deadline;
 import io.breakwater.limit.LimitExceededException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -7,6 +8,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.context.ContextView;
 
 /**
  * The queue side of a limit's engine, written once for both kinds: calls that could not take their permits at once
@@ -34,6 +36,12 @@ abstract class LimitQueue<W extends Turn, A> {
   private Disposable poll;
 
   abstract Scheduler scheduler();
+
+  /** How long a call with {@code ctx} may wait: {@code maxWaitNanos}, or less if the deadline in force leaves less. */
+  static long waitNanos(ContextView ctx, long maxWaitNanos) {
+    Deadline deadline = Deadline.from(ctx).orElse(null);
+    return deadline == null ? maxWaitNanos : Math.min(maxWaitNanos, deadline.remainingNanos());
+  }
 
   /** Queues {@code waiter}, or the refusal that says why not. Guarded by {@code this}. */
   @Nullable

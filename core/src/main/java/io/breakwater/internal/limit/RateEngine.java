@@ -1,7 +1,6 @@
 package io.breakwater.internal.limit;
 
 import io.breakwater.BreakwaterException;
-import io.breakwater.deadline.Deadline;
 import io.breakwater.failure.FailureKind;
 import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.Durations;
@@ -127,10 +126,7 @@ public final class RateEngine extends LimitQueue<RateEngine.Waiter, Taken> imple
       }
     }
     ContextView ctx = actual.currentContext();
-    Deadline deadline = Deadline.from(ctx).orElse(null);
-    long wait = deadline == null ? maxWaitNanos : Math.min(maxWaitNanos, deadline.remainingNanos());
-    Waiter waiter = new Waiter(weight.estimate(), TaskShares.taskOf(ctx), wait,
-        deadline != null && deadline.remainingNanos() < maxWaitNanos);
+    Waiter waiter = new Waiter(weight.estimate(), TaskShares.taskOf(ctx), waitNanos(ctx, maxWaitNanos));
     waiter.run(actual, () -> enqueue(waiter), () -> waiter.permitted(source, mono, weight));
   }
 
@@ -165,7 +161,7 @@ public final class RateEngine extends LimitQueue<RateEngine.Waiter, Taken> imple
     if (eta > waiter.waitNanos) {
       return new LimitExceededException(name(), Reason.WOULD_WAIT_TOO_LONG, duration(eta), "1 request and "
           + waiter.tokens + " tokens could be taken" + store.where("from") + " only" + when(eta) + ", after "
-          + queue.size() + " queued calls, past " + (waiter.deadlineBound ? "the deadline in force" : "its maxWait")
+          + queue.size() + " queued calls, past " + (waiter.deadlineBound() ? "the deadline in force" : "its maxWait")
           + " (" + Durations.format(Duration.ofNanos(waiter.waitNanos)) + ")");
     }
     queue.add(waiter.node, waiter.flow, start, store.cost(waiter.tokens));
@@ -345,16 +341,19 @@ public final class RateEngine extends LimitQueue<RateEngine.Waiter, Taken> imple
     final long tokens;
     final FairQueue.Node<Waiter> node;
     final Object flow;
-    final boolean deadlineBound;
     /** The store's answer that admitted it; {@code null} for a call sent to the local fallback. */
     @Nullable volatile Taken admitted;
 
-    Waiter(long tokens, Object flow, long waitNanos, boolean deadlineBound) {
+    Waiter(long tokens, Object flow, long waitNanos) {
       super(waitNanos, settings.maxQueue() > 0);
       this.tokens = tokens;
       this.node = new FairQueue.Node<>(this, tokens);
       this.flow = flow;
-      this.deadlineBound = deadlineBound;
+    }
+
+    /** Whether the deadline in force, not the limit's maxWait, bounds its wait. */
+    boolean deadlineBound() {
+      return waitNanos < maxWaitNanos;
     }
 
     @Override
@@ -398,7 +397,7 @@ public final class RateEngine extends LimitQueue<RateEngine.Waiter, Taken> imple
       long eta = store.nanosUntil(1, tokens, false);
       return new LimitExceededException(name(), Reason.WAITED_TOO_LONG, duration(eta), "1 request and " + tokens
           + " tokens did not come" + store.where("free in") + " within "
-          + Durations.format(Duration.ofNanos(waitNanos)) + " (" + (deadlineBound ? "the deadline in force"
+          + Durations.format(Duration.ofNanos(waitNanos)) + " (" + (deadlineBound() ? "the deadline in force"
           : "its maxWait") + "; " + queued + " calls queued)");
     }
   }
