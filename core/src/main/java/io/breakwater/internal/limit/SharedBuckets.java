@@ -2,7 +2,6 @@ package io.breakwater.internal.limit;
 
 import io.breakwater.internal.Durations;
 import io.breakwater.internal.Saturating;
-import io.breakwater.internal.StoreCallBound;
 import io.breakwater.internal.limit.BucketStore.Settlement;
 import io.breakwater.internal.limit.BucketStore.Taken;
 import java.time.Duration;
@@ -61,18 +60,13 @@ final class SharedBuckets implements RateStore {
   @Override
   @Nullable
   public Taken take(long tokens, Consumer<Taken> answered, StoreOutage.Unreachable unreachable) {
-    if (outage.leaveAlone(now())) {
-      unreachable.didNotAnswer(null);
-      return null;
-    }
-    StoreCallBound.within(Mono.defer(() -> store.take(tokens)), shared.operationTimeout(), scheduler())
-        .subscribe(taken -> {
-          synchronized (this) {
-            last = taken;
-            lastAt = now();
-          }
-          answered.accept(taken);
-        }, unreachable::didNotAnswer);
+    outage.ask(Mono.defer(() -> store.take(tokens)), shared.operationTimeout(), scheduler(), taken -> {
+      synchronized (this) {
+        last = taken;
+        lastAt = now();
+      }
+      answered.accept(taken);
+    }, unreachable);
     return null;
   }
 

@@ -74,19 +74,11 @@ final class SharedPermits implements ConcurrencyStore {
   @Override
   @Nullable
   public String take(Consumer<String> answered, StoreOutage.Unreachable unreachable) {
-    if (outage.leaveAlone(now())) {
-      unreachable.didNotAnswer(null);
-      return null;
-    }
     // deferred, as every store call here: a store that throws instead of answering with an error fails the request
     Mono<Void> setUp = limitSet ? Mono.empty()
         : Mono.defer(() -> store.limit(settings.fixed())).doOnSuccess(v -> limitSet = true);
-    // One answer per request: a Mono's subscriber given a completion callback runs it after a value too, and the
-    // head's request would then be taken as over while the next one is in flight (two requests, one permit lost).
-    StoreCallBound.within(setUp.then(Mono.defer(() -> store.tryAcquire(shared.lease()))), shared.operationTimeout(),
-            scheduler())
-        .defaultIfEmpty(NO_PERMIT)
-        .subscribe(answered, unreachable::didNotAnswer);
+    outage.ask(setUp.then(Mono.defer(() -> store.tryAcquire(shared.lease()))).defaultIfEmpty(NO_PERMIT),
+        shared.operationTimeout(), scheduler(), answered, unreachable);
     return null;
   }
 

@@ -1,10 +1,16 @@
 package io.breakwater.internal.limit;
 
 import io.breakwater.internal.Durations;
+import io.breakwater.internal.StoreCallBound;
 import io.breakwater.limit.LimitExceededException;
 import io.breakwater.limit.LimitExceededException.Reason;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 
 /**
@@ -18,8 +24,24 @@ final class StoreOutage {
   private volatile boolean down;
   private volatile long until;
 
+  /**
+   * Sends {@code request} to the store, bounded by {@code timeout}, unless the store is still left alone after an
+   * outage: its one answer goes to {@code answered}, its failure or its silence to {@code unreachable}, with
+   * {@code null} while the store is left alone. One answer per request: no completion callback, which a Mono's
+   * subscriber runs after a value too, and the queue's head would then be taken as answered while its next request is
+   * in flight (two requests, one permit lost).
+   */
+  <T> void ask(Mono<T> request, Duration timeout, Scheduler scheduler, Consumer<? super T> answered,
+      Unreachable unreachable) {
+    if (leaveAlone(scheduler.now(TimeUnit.NANOSECONDS))) {
+      unreachable.didNotAnswer(null);
+      return;
+    }
+    StoreCallBound.within(request, timeout, scheduler).subscribe(answered, unreachable::didNotAnswer);
+  }
+
   /** Whether the store is still to be left alone at {@code now}; clears an outage that is over. */
-  boolean leaveAlone(long now) {
+  private boolean leaveAlone(long now) {
     if (down && now - until < 0) {
       return true;
     }
