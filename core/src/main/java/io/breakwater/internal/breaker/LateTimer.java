@@ -2,6 +2,7 @@ package io.breakwater.internal.breaker;
 
 import io.breakwater.deadline.CallTimeoutException;
 import io.breakwater.internal.Saturating;
+import io.breakwater.internal.failure.CompositeFailures;
 
 /**
  * How late the timer of one of our own per-call timeouts fired: a {@link CallTimeoutException} says how long the call
@@ -12,20 +13,14 @@ import io.breakwater.internal.Saturating;
  */
 final class LateTimer {
 
-  /** The causes looked through for the timeout (a wrapped one is still ours). */
-  private static final int MAX_DEPTH = 8;
-
   private LateTimer() {}
 
-  /** How late, in nanoseconds, the per-call timer that raised {@code error} (or a cause of it) fired; 0 if none did. */
+  /**
+   * How late, in nanoseconds, the per-call timer that raised {@code error} (or a cause of it: a wrapped one is still
+   * ours) fired; 0 if none did.
+   */
   static long lateness(Throwable error) {
-    Throwable t = error;
-    for (int depth = 0; t != null && depth < MAX_DEPTH; depth++) {
-      if (t instanceof CallTimeoutException timeout) {
-        return Math.max(0, Saturating.nanos(timeout.used()) - Saturating.nanos(timeout.budget()));
-      }
-      t = t.getCause() == t ? null : t.getCause();
-    }
-    return 0;
+    CallTimeoutException timeout = CompositeFailures.first(error, CallTimeoutException.class);
+    return timeout == null ? 0 : Math.max(0, Saturating.nanos(timeout.used()) - Saturating.nanos(timeout.budget()));
   }
 }

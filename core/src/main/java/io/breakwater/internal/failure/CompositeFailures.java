@@ -75,6 +75,23 @@ public final class CompositeFailures {
     return false;
   }
 
+  /**
+   * The first of {@code failure} and its causes, at most {@value #MAX_DEPTH} deep, that is a {@code type} (Reactor's
+   * wrappers unwrapped); {@code null} if none is.
+   */
+  public static <T extends Throwable> @Nullable T first(Throwable failure, Class<T> type) {
+    Throwable current = failure;
+    for (int depth = 0; current != null && depth < MAX_DEPTH; depth++) {
+      current = Exceptions.unwrap(current);
+      if (type.isInstance(current)) {
+        return type.cast(current);
+      }
+      Throwable cause = current.getCause();
+      current = cause == current ? null : cause;
+    }
+    return null;
+  }
+
   /** Higher wins: non-retryable over unknown over retryable; among retryable kinds a rate limit. */
   private static int rank(FailureKind kind) {
     if (kind.retryability() == Retryability.NON_RETRYABLE) {

@@ -6,6 +6,7 @@ import io.breakwater.failure.HttpStatusException;
 import io.breakwater.internal.Durations;
 import io.breakwater.internal.Lift;
 import io.breakwater.internal.Saturating;
+import io.breakwater.internal.failure.CompositeFailures;
 import io.breakwater.internal.limit.BucketStore.Outcome;
 import io.breakwater.internal.limit.BucketStore.Settlement;
 import io.breakwater.internal.limit.BucketStore.Taken;
@@ -23,7 +24,6 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CoreSubscriber;
-import reactor.core.Exceptions;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.context.ContextView;
@@ -288,7 +288,7 @@ public final class RateEngine extends LimitQueue<RateEngine.Waiter, Taken> imple
 
   /** A call failed: learn from an HTTP answer in the error; give back what a call refused before the wire took. */
   void failed(ThrottleSubscriber<?> call, Throwable error, long actualTokens) {
-    HttpStatusException http = httpOf(error);
+    HttpStatusException http = CompositeFailures.first(error, HttpStatusException.class);
     if (http != null) {
       Reading reading = settings.headers().read(http.headers(), epochMillis());
       settle(call, http.status() == 429 ? Outcome.REJECTED : Outcome.ENDED, actualTokens, reading);
@@ -305,20 +305,6 @@ public final class RateEngine extends LimitQueue<RateEngine.Waiter, Taken> imple
     if (!reading.isEmpty()) {
       settle(call, Outcome.ENDED, -1, reading);
     }
-  }
-
-  /** The {@link HttpStatusException} that {@code failure} is or wraps (a few causes deep), or {@code null}. */
-  @Nullable
-  static HttpStatusException httpOf(Throwable failure) {
-    Throwable current = Exceptions.unwrap(failure);
-    for (int depth = 0; current != null && depth < 8; depth++) {
-      if (current instanceof HttpStatusException h) {
-        return h;
-      }
-      Throwable cause = current.getCause();
-      current = cause == current ? null : cause;
-    }
-    return null;
   }
 
   /**

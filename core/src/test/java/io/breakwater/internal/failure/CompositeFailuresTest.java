@@ -134,4 +134,16 @@ class CompositeFailuresTest {
 
     assertThat(CompositeFailures.any(a, IS_TIMEOUT)).isFalse();
   }
+
+  @Test
+  void firstFindsTheTypeAmongTheCausesThroughReactorsWrapperEightLevelsDeepAndNoDeeper() {
+    TimeoutException timeout = new TimeoutException();
+    assertThat(CompositeFailures.first(Exceptions.propagate(new IllegalStateException("call", timeout)),
+        TimeoutException.class)).isSameAs(timeout);
+    assertThat(CompositeFailures.first(wrapped(new TimeoutException(), CompositeFailures.MAX_DEPTH - 1),
+        TimeoutException.class)).isNotNull();
+    assertThat(CompositeFailures.first(wrapped(new TimeoutException(), CompositeFailures.MAX_DEPTH),
+        TimeoutException.class)).isNull();
+    assertThat(CompositeFailures.first(new IllegalStateException(), TimeoutException.class)).isNull();
+  }
 }
